@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The README's second command: install what is needed, build, and run every test (ctest runs the
+# Qt tests, the pytest files and the GUI smoke test under Xvfb). GPU tests skip with a message when
+# there is no GPU. Screenshots of the GUI smoke test land in $KWB_SCREENSHOT_DIR (default build/screenshots).
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+"$here/packaging/install-deps.sh"
+KWB_CMAKE_ARGS="${KWB_CMAKE_ARGS:-} -DKWB_WERROR=ON" "$here/packaging/build.sh"
+build=${KWB_BUILD_DIR:-$here/build}
+export KWB_SCREENSHOT_DIR=${KWB_SCREENSHOT_DIR:-$build/screenshots}
+mkdir -p "$KWB_SCREENSHOT_DIR"
+# Runs and caches made by tests stay inside the build tree.
+export XDG_CACHE_HOME="$build/test-cache"
+export KWB_RUNS_DIR="$build/test-runs"
+cd "$build"
+ctest --output-on-failure -j "${KWB_TEST_JOBS:-2}" "$@"
