@@ -1,9 +1,109 @@
 // SPDX-License-Identifier: MIT
-// Placeholder until its owner writes it.
+// `kwb baseline TASK [options]`: time the reference (PyTorch eager and, on a GPU, a CUDA graph).
 #include "commands.h"
 
-int kwb::cli::runBaseline(const QStringList &)
+#include "eval/evaluator.h"
+#include "eval/evaltext.h"
+#include "eval/interruptwatcher.h"
+#include "model/json.h"
+#include "tasks/taskindex.h"
+
+#include <QCommandLineParser>
+#include <QFileInfo>
+#include <QJsonDocument>
+
+int kwb::cli::runBaseline(const QStringList &args)
 {
-    err() << "kwb baseline: not implemented yet\n";
-    return Failure;
+    QCommandLineParser p;
+    p.setApplicationDescription(QStringLiteral(
+        "Time a task's reference: PyTorch eager and the same call captured in a CUDA graph (GPU only). Results "
+        "are cached per task, device, torch version and settings.\nTASK is a task file or a task name from `kwb tasks`."));
+    p.addHelpOption();
+    p.addPositionalArgument(QStringLiteral("TASK"), QStringLiteral("task file or name"));
+    const QCommandLineOption device(QStringLiteral("device"), QStringLiteral("auto, cpu or cuda (default auto)"), QStringLiteral("D"), QStringLiteral("auto"));
+    const QCommandLineOption warmup(QStringLiteral("warmup"), QStringLiteral("warm-up runs (default 3)"), QStringLiteral("N"), QStringLiteral("3"));
+    const QCommandLineOption repeat(QStringLiteral("repeat"), QStringLiteral("timed runs (default 20)"), QStringLiteral("N"), QStringLiteral("20"));
+    const QCommandLineOption timeout(QStringLiteral("timeout"), QStringLiteral("run limit in seconds (default 600)"), QStringLiteral("SECONDS"), QStringLiteral("600"));
+    const QCommandLineOption noCache(QStringLiteral("no-cache"), QStringLiteral("measure again, ignoring the cache"));
+    const QCommandLineOption python(QStringLiteral("python"), QStringLiteral("Python interpreter for the worker"), QStringLiteral("PATH"));
+    const QCommandLineOption json(QStringLiteral("json"), QStringLiteral("print the result as JSON"));
+    p.addOptions({device, warmup, repeat, timeout, noCache, python, json});
+    if (!p.parse(QStringList{QStringLiteral("kwb baseline")} + args)) {
+        err() << "kwb baseline: " << p.errorText() << "\n";
+        return UsageError;
+    }
+    if (p.isSet(QStringLiteral("help"))) {
+        out() << p.helpText();
+        return Success;
+    }
+    const QStringList pos = p.positionalArguments();
+    if (pos.size() != 1) {
+        err() << "kwb baseline: expected one TASK (see kwb baseline --help)\n";
+        return UsageError;
+    }
+    EvalRequest req;
+    bool ok = true;
+    auto intOf = [&](const QCommandLineOption &o, int min) {
+        bool good = false;
+        const int v = p.value(o).toInt(&good);
+        if (!good || v < min) {
+            err() << "kwb baseline: --" << o.names().first() << " needs an integer >= " << min << ", got '" << p.value(o) << "'\n";
+            ok = false;
+        }
+        return v;
+    };
+    req.device = p.value(device);
+    if (req.device != QLatin1String("auto") && req.device != QLatin1String("cpu") && !req.device.startsWith(QLatin1String("cuda"))) {
+        err() << "kwb baseline: --device must be auto, cpu or cuda, got '" << req.device << "'\n";
+        return UsageError;
+    }
+    req.warmup = intOf(warmup, 0);
+    req.repeat = intOf(repeat, 1);
+    req.runTimeoutSec = intOf(timeout, 1);
+    req.python = p.value(python);
+    if (!ok)
+        return UsageError;
+
+    TaskIndex index(true);
+    QString error;
+    const auto task = QFileInfo::exists(pos.at(0)) ? TaskIndex::fromFile(pos.at(0), &error) : index.find(pos.at(0));
+    if (!task) {
+        err() << "kwb baseline: " << (error.isEmpty() ? QStringLiteral("no task file or task named '%1' (see kwb tasks)").arg(pos.at(0)) : error) << "\n";
+        return InputError;
+    }
+    req.taskFile = task->path;
+
+    Evaluator ev;
+    ev.setPrestartEnabled(false);
+    InterruptWatcher interrupt;
+    QString jobId;
+    QObject::connect(&ev, &Evaluator::phaseChanged, &ev, [&](const QString &id, const QString &) { jobId = id; });
+    QObject::connect(&interrupt, &InterruptWatcher::interrupted, &ev, [&] { ev.cancel(jobId); });
+    const EvalResult r = ev.baselineBlocking(req, !p.isSet(noCache));
+
+    int rc = Failure;
+    if (r.status == EvalStatus::Ok)
+        rc = Success;
+    else if (r.status == EvalStatus::Cancelled)
+        rc = Interrupted;
+    else if (r.status == EvalStatus::InternalError || r.status == EvalStatus::NoGpu)
+        rc = EnvironmentError;
+
+    if (p.isSet(json)) {
+        QJsonObject o = json::toJson(r);
+        o.insert(QStringLiteral("task"), task->name);
+        o.insert(QStringLiteral("task_file"), task->path);
+        o.insert(QStringLiteral("cached"), r.reason.startsWith(QLatin1String("cached")));
+        out() << QJsonDocument(o).toJson(QJsonDocument::Indented);
+        return rc;
+    }
+    out() << evaltext::statusLine(r) << "\n";
+    out() << "  " << task->name << " | " << evaltext::contextLine(r) << "\n";
+    if (r.eager.isValid())
+        out() << evaltext::timingTable(r) << "\n";
+    if (r.eager.isValid() && r.graph.isValid())
+        out() << "  eager / CUDA graph: " << evaltext::speedup(r.eager.medianMs / r.graph.medianMs) << "\n";
+    if (rc != Success && !r.logTail.isEmpty())
+        out() << "--- log tail ---\n" << r.logTail << "\n";
+    return rc;
 }

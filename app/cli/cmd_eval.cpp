@@ -1,9 +1,168 @@
 // SPDX-License-Identifier: MIT
-// Placeholder until its owner writes it.
+// `kwb eval TASK CANDIDATE [options]`: check a candidate against its task and time it.
 #include "commands.h"
 
-int kwb::cli::runEval(const QStringList &)
+#include "eval/evaluator.h"
+#include "eval/evaltext.h"
+#include "eval/interruptwatcher.h"
+#include "model/json.h"
+#include "tasks/taskindex.h"
+
+#include <QCommandLineParser>
+#include <QFileInfo>
+#include <QJsonDocument>
+
+namespace kwb::cli {
+
+namespace {
+
+/// Exit code for an evaluation's outcome (see commands.h).
+int exitCodeFor(const EvalResult &r)
 {
-    err() << "kwb eval: not implemented yet\n";
-    return Failure;
+    switch (r.status) {
+    case EvalStatus::Ok: return Success;
+    case EvalStatus::Cancelled: return Interrupted;
+    case EvalStatus::NoGpu:
+    case EvalStatus::InternalError: return EnvironmentError;
+    default: return Failure;
+    }
 }
+
+} // namespace
+
+int runEval(const QStringList &args)
+{
+    QCommandLineParser p;
+    p.setApplicationDescription(QStringLiteral(
+        "Check a candidate against its task (correctness trials) and time it next to the PyTorch eager and "
+        "CUDA-graph baselines.\nTASK is a task file or a task name from `kwb tasks`."));
+    p.addHelpOption();
+    p.addPositionalArgument(QStringLiteral("TASK"), QStringLiteral("task file or name"));
+    p.addPositionalArgument(QStringLiteral("CANDIDATE"), QStringLiteral("candidate file (.py with class ModelNew)"));
+    const QCommandLineOption device(QStringLiteral("device"), QStringLiteral("auto, cpu or cuda (default auto)"), QStringLiteral("D"), QStringLiteral("auto"));
+    const QCommandLineOption trials(QStringLiteral("trials"), QStringLiteral("correctness trials (default 5)"), QStringLiteral("N"), QStringLiteral("5"));
+    const QCommandLineOption warmup(QStringLiteral("warmup"), QStringLiteral("warm-up runs (default 3)"), QStringLiteral("N"), QStringLiteral("3"));
+    const QCommandLineOption repeat(QStringLiteral("repeat"), QStringLiteral("timed runs (default 20)"), QStringLiteral("N"), QStringLiteral("20"));
+    const QCommandLineOption atol(QStringLiteral("atol"), QStringLiteral("absolute tolerance (default 1e-4)"), QStringLiteral("X"), QStringLiteral("1e-4"));
+    const QCommandLineOption rtol(QStringLiteral("rtol"), QStringLiteral("relative tolerance (default 1e-4)"), QStringLiteral("X"), QStringLiteral("1e-4"));
+    const QCommandLineOption timeout(QStringLiteral("timeout"), QStringLiteral("run limit in seconds (default 600)"), QStringLiteral("SECONDS"), QStringLiteral("600"));
+    const QCommandLineOption compileTimeout(QStringLiteral("compile-timeout"), QStringLiteral("compile limit in seconds (default 300)"), QStringLiteral("SECONDS"), QStringLiteral("300"));
+    const QCommandLineOption profile(QStringLiteral("profile"), QStringLiteral("collect Nsight Compute metrics"));
+    const QCommandLineOption noBaselines(QStringLiteral("no-baselines"), QStringLiteral("do not time the reference"));
+    const QCommandLineOption python(QStringLiteral("python"), QStringLiteral("Python interpreter for the worker"), QStringLiteral("PATH"));
+    const QCommandLineOption json(QStringLiteral("json"), QStringLiteral("print the result as JSON"));
+    p.addOptions({device, trials, warmup, repeat, atol, rtol, timeout, compileTimeout, profile, noBaselines, python, json});
+    if (!p.parse(QStringList{QStringLiteral("kwb eval")} + args)) {
+        err() << "kwb eval: " << p.errorText() << "\n";
+        return UsageError;
+    }
+    if (p.isSet(QStringLiteral("help"))) {
+        out() << p.helpText();
+        return Success;
+    }
+    const QStringList pos = p.positionalArguments();
+    if (pos.size() != 2) {
+        err() << "kwb eval: expected TASK and CANDIDATE (see kwb eval --help)\n";
+        return UsageError;
+    }
+
+    EvalRequest req;
+    bool ok = true;
+    auto intOf = [&](const QCommandLineOption &o, int min) {
+        bool good = false;
+        const int v = p.value(o).toInt(&good);
+        if (!good || v < min) {
+            err() << "kwb eval: --" << o.names().first() << " needs an integer >= " << min << ", got '" << p.value(o) << "'\n";
+            ok = false;
+        }
+        return v;
+    };
+    auto doubleOf = [&](const QCommandLineOption &o) {
+        bool good = false;
+        const double v = p.value(o).toDouble(&good);
+        if (!good || v < 0) {
+            err() << "kwb eval: --" << o.names().first() << " needs a number >= 0, got '" << p.value(o) << "'\n";
+            ok = false;
+        }
+        return v;
+    };
+    req.device = p.value(device);
+    if (req.device != QLatin1String("auto") && req.device != QLatin1String("cpu") && !req.device.startsWith(QLatin1String("cuda"))) {
+        err() << "kwb eval: --device must be auto, cpu or cuda, got '" << req.device << "'\n";
+        return UsageError;
+    }
+    req.trials = intOf(trials, 1);
+    req.warmup = intOf(warmup, 0);
+    req.repeat = intOf(repeat, 1);
+    req.atol = doubleOf(atol);
+    req.rtol = doubleOf(rtol);
+    req.runTimeoutSec = intOf(timeout, 1);
+    req.compileTimeoutSec = intOf(compileTimeout, 1);
+    req.profile = p.isSet(profile);
+    req.baselines = !p.isSet(noBaselines);
+    req.graphBaseline = req.baselines;
+    req.python = p.value(python);
+    if (!ok)
+        return UsageError;
+
+    TaskIndex index(true);
+    QString error;
+    const auto task = QFileInfo::exists(pos.at(0)) ? TaskIndex::fromFile(pos.at(0), &error) : index.find(pos.at(0));
+    if (!task) {
+        err() << "kwb eval: " << (error.isEmpty() ? QStringLiteral("no task file or task named '%1' (see kwb tasks)").arg(pos.at(0)) : error) << "\n";
+        return InputError;
+    }
+    if (!QFileInfo(pos.at(1)).isFile()) {
+        err() << "kwb eval: no such candidate file: " << pos.at(1) << "\n";
+        return InputError;
+    }
+    req.taskFile = task->path;
+    req.candidateFile = QFileInfo(pos.at(1)).absoluteFilePath();
+
+    Evaluator ev;
+    ev.setPrestartEnabled(false); // one evaluation: a spare worker would only steal CPU from the timing
+    InterruptWatcher interrupt;
+    QString jobId;
+    QObject::connect(&interrupt, &InterruptWatcher::interrupted, &ev, [&] { ev.cancel(jobId); });
+    const bool asJson = p.isSet(json);
+    if (!asJson) {
+        QObject::connect(&ev, &Evaluator::phaseChanged, &ev, [](const QString &, const QString &phase) {
+            err() << "  ... " << phase << "\n";
+            err().flush();
+        });
+    }
+    // evaluateBlocking() owns the job id; cancel() needs it, so take it from the first phase.
+    QObject::connect(&ev, &Evaluator::phaseChanged, &ev, [&](const QString &id, const QString &) { jobId = id; });
+    const EvalResult r = ev.evaluateBlocking(req);
+
+    if (asJson) {
+        QJsonObject o = json::toJson(r);
+        o.insert(QStringLiteral("task"), task->name);
+        o.insert(QStringLiteral("task_file"), task->path);
+        o.insert(QStringLiteral("candidate_file"), req.candidateFile);
+        o.insert(QStringLiteral("speedup_vs_eager"), json::number(r.speedupVsEager()));
+        o.insert(QStringLiteral("speedup_vs_graph"), json::number(r.speedupVsGraph()));
+        out() << QJsonDocument(o).toJson(QJsonDocument::Indented);
+        return exitCodeFor(r);
+    }
+    out() << evaltext::statusLine(r) << "\n";
+    out() << "  " << task->name << " | " << QFileInfo(req.candidateFile).fileName() << " | " << evaltext::contextLine(r) << "\n";
+    if (r.runnable())
+        out() << QStringLiteral("  trials %1, max abs err %2, mean abs err %3")
+                     .arg(r.trials)
+                     .arg(r.maxAbsErr, 0, 'g', 3)
+                     .arg(r.meanAbsErr, 0, 'g', 3)
+              << (r.failingTrial >= 0 ? QStringLiteral(", first failing trial %1").arg(r.failingTrial) : QString()) << "\n";
+    if (r.candidate.isValid() || r.eager.isValid())
+        out() << evaltext::timingTable(r) << "\n";
+    for (const Verdict &v : r.runtimeChecks)
+        if (v.outcome == Outcome::Yes)
+            out() << "  check " << v.detector << " (" << toName(v.severity) << "): " << v.summary << "\n";
+    if (!r.profileNote.isEmpty() && req.profile)
+        out() << "  " << r.profileNote << "\n";
+    if (!r.correct() && !r.logTail.isEmpty())
+        out() << "--- log tail ---\n" << r.logTail << "\n";
+    return exitCodeFor(r);
+}
+
+} // namespace kwb::cli

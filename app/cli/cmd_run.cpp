@@ -1,9 +1,227 @@
 // SPDX-License-Identifier: MIT
-// Placeholder until its owner writes it.
+// kwb run: the optimization pipeline, headless, with gates answered automatically or at the terminal.
 #include "commands.h"
 
-int kwb::cli::runRun(const QStringList &)
+#include "env/locations.h"
+#include "eval/evaluator.h"
+#include "llm/providerconfig.h"
+#include "llm/replayprovider.h"
+#include "llm/tokens.h"
+#include "pipeline/cassettes.h"
+#include "pipeline/decider.h"
+#include "pipeline/pipeline.h"
+#include "pipeline/runsummary.h"
+#include "store/runstore.h"
+#include "tasks/taskindex.h"
+
+#include <QCommandLineParser>
+#include <QFileInfo>
+
+#include <cstdio>
+
+namespace kwb::cli {
+
+int runRun(const QStringList &args)
 {
-    err() << "kwb run: not implemented yet\n";
-    return Failure;
+    QCommandLineParser p;
+    p.setApplicationDescription(QStringLiteral("Run the optimization pipeline on a task."));
+    p.addPositionalArgument(QStringLiteral("TASK"), QStringLiteral("task file or task name (not needed with --resume)"));
+    p.addOptions({
+        {QStringLiteral("provider"), QStringLiteral("LLM provider (openai, deepseek, anthropic, ollama, ..., replay)"), QStringLiteral("P")},
+        {QStringLiteral("model"), QStringLiteral("model name"), QStringLiteral("M")},
+        {QStringLiteral("seeds"), QStringLiteral("seed generations (default 2)"), QStringLiteral("N")},
+        {QStringLiteral("max-repairs"), QStringLiteral("repairs per candidate (default 3)"), QStringLiteral("N")},
+        {QStringLiteral("threshold"), QStringLiteral("analyse seeds scoring below this (default 1.0)"), QStringLiteral("X")},
+        {QStringLiteral("auto"), QStringLiteral("fully automatic (no gates)")},
+        {QStringLiteral("interactive"), QStringLiteral("answer the gates at the terminal (default gates: all)")},
+        {QStringLiteral("gates"), QStringLiteral("gate policy: all, failures, none"), QStringLiteral("POLICY")},
+        {QStringLiteral("runs-dir"), QStringLiteral("where runs go (default $KWB_RUNS_DIR or ./runs)"), QStringLiteral("DIR")},
+        {QStringLiteral("device"), QStringLiteral("auto, cpu or cuda"), QStringLiteral("D")},
+        {QStringLiteral("trials"), QStringLiteral("correctness trials"), QStringLiteral("N")},
+        {QStringLiteral("repeat"), QStringLiteral("timed trials"), QStringLiteral("N")},
+        {QStringLiteral("no-stages"), QStringLiteral("stop after selecting the best (no grid/block/memory stages)")},
+        {QStringLiteral("cassette"), QStringLiteral("replay the answers of this cassette"), QStringLiteral("FILE")},
+        {QStringLiteral("lenient"), QStringLiteral("replay even when a prompt differs from the recorded one")},
+        {QStringLiteral("record-cassette"), QStringLiteral("write the run's exchanges as a cassette (with prompt hashes of the current templates)"), QStringLiteral("FILE")},
+        {QStringLiteral("resume"), QStringLiteral("continue an interrupted run"), QStringLiteral("RUN_DIR")},
+    });
+    p.addHelpOption();
+    QStringList argv = args;
+    argv.prepend(QStringLiteral("kwb run"));
+    if (!p.parse(argv)) {
+        err() << "kwb run: " << p.errorText() << "\n";
+        return UsageError;
+    }
+    if (p.isSet(QStringLiteral("help"))) {
+        out() << p.helpText();
+        return Success;
+    }
+    const QString resume = p.value(QStringLiteral("resume"));
+    if (p.positionalArguments().size() != 1 && resume.isEmpty()) {
+        err() << "kwb run: give one TASK (a file or a task name), or --resume RUN_DIR\n";
+        return UsageError;
+    }
+
+    pipeline::PipelineConfig cfg;
+    std::optional<Run> previous;
+    if (!resume.isEmpty()) {
+        QString e;
+        previous = store::openRun(resume, &e);
+        if (!previous) {
+            err() << "kwb run: " << e << "\n";
+            return InputError;
+        }
+        cfg.resumeDir = resume;
+        cfg.taskFile = previous->info.taskFile;
+    } else {
+        const QString t = p.positionalArguments().first();
+        if (QFileInfo::exists(t)) {
+            cfg.taskFile = QFileInfo(t).absoluteFilePath();
+        } else {
+            TaskIndex index(true);
+            const auto task = index.find(t);
+            if (!task) {
+                err() << "kwb run: no task file or task named '" << t << "'\n";
+                return InputError;
+            }
+            cfg.taskFile = task->path;
+        }
+    }
+    QString e;
+    if (!TaskIndex::fromFile(cfg.taskFile, &e)) {
+        err() << "kwb run: " << e << "\n";
+        return InputError;
+    }
+
+    bool ok = true;
+    auto intOpt = [&](const char *name, int &target) {
+        if (p.isSet(QString::fromLatin1(name))) {
+            bool good = false;
+            const int v = p.value(QString::fromLatin1(name)).toInt(&good);
+            if (!good || v < 0) {
+                err() << "kwb run: --" << name << " needs a number\n";
+                ok = false;
+            }
+            target = v;
+        }
+    };
+    intOpt("seeds", cfg.seeds);
+    intOpt("max-repairs", cfg.maxRepairs);
+    intOpt("trials", cfg.eval.trials);
+    intOpt("repeat", cfg.eval.repeat);
+    if (p.isSet(QStringLiteral("threshold")))
+        cfg.scoreThreshold = p.value(QStringLiteral("threshold")).toDouble(&ok);
+    if (!ok)
+        return UsageError;
+    if (p.isSet(QStringLiteral("device")))
+        cfg.eval.device = p.value(QStringLiteral("device"));
+    cfg.stages = !p.isSet(QStringLiteral("no-stages"));
+    cfg.runsDir = env::runsDir(p.value(QStringLiteral("runs-dir")));
+    const bool interactive = p.isSet(QStringLiteral("interactive"));
+    if (interactive && p.isSet(QStringLiteral("auto"))) {
+        err() << "kwb run: --auto and --interactive exclude each other\n";
+        return UsageError;
+    }
+    cfg.gatePolicy = interactive ? pipeline::GatePolicy::All : pipeline::GatePolicy::None;
+    if (p.isSet(QStringLiteral("gates"))) {
+        const auto g = pipeline::gatePolicyFromString(p.value(QStringLiteral("gates")));
+        if (!g) {
+            err() << "kwb run: --gates takes all, failures or none\n";
+            return UsageError;
+        }
+        cfg.gatePolicy = *g;
+    }
+
+    // The provider: a cassette, a named provider, or the default one; with no key, the shipped cassette.
+    llm::ProviderConfig pc;
+    QString cassette = p.value(QStringLiteral("cassette"));
+    QString providerName = p.value(QStringLiteral("provider"));
+    if (providerName.isEmpty() && previous && cassette.isEmpty())
+        providerName = previous->info.provider;
+    if (previous && cassette.isEmpty())
+        cassette = previous->info.settings.value(QStringLiteral("cassette")).toString();
+    if (cassette.isEmpty()) {
+        const QString name = providerName.isEmpty() ? qEnvironmentVariable("KWB_PROVIDER", QStringLiteral("deepseek")) : providerName;
+        bool found = false;
+        pc = llm::findProvider(name, &found);
+        if (!found) {
+            err() << "kwb run: unknown provider '" << name << "'\n";
+            return UsageError;
+        }
+        if (pc.wire != QLatin1String("replay") && !llm::hasApiKey(pc)) {
+            const QString shipped = pipeline::shippedCassette(QFileInfo(cfg.taskFile).completeBaseName());
+            if (!providerName.isEmpty() || shipped.isEmpty()) {
+                err() << "kwb run: no API key for provider '" << pc.name << "' (set " << pc.apiKeyEnv
+                      << " or add it to " << llm::configDir() << "/keys.json)"
+                      << (shipped.isEmpty() ? QStringLiteral("; no shipped cassette for this task either") : QString()) << "\n";
+                return EnvironmentError;
+            }
+            cassette = shipped;
+            out() << "no API key for " << pc.name << ": replaying the shipped cassette " << cassette << "\n";
+        }
+    }
+    if (!cassette.isEmpty()) {
+        bool found = false;
+        pc = llm::findProvider(QStringLiteral("replay"), &found);
+        pc.name = QStringLiteral("replay");
+        pc.wire = QStringLiteral("replay");
+        pc.cassette = QFileInfo(cassette).absoluteFilePath();
+        pc.replayLenient = p.isSet(QStringLiteral("lenient")) || p.isSet(QStringLiteral("record-cassette"));
+        cfg.cassette = pc.cassette;
+    }
+    if (p.isSet(QStringLiteral("model")))
+        pc.model = p.value(QStringLiteral("model"));
+
+    QString perr;
+    auto provider = llm::createProvider(pc, &perr);
+    if (!provider) {
+        err() << "kwb run: " << perr << "\n";
+        return InputError;
+    }
+    if (auto *replay = qobject_cast<llm::ReplayProvider *>(provider.get())) {
+        if (!replay->isValid()) {
+            err() << "kwb run: " << replay->loadError() << "\n";
+            return InputError;
+        }
+        const QString authored = replay->metadata().value(QStringLiteral("authored_by")).toString();
+        out() << "replay: " << pc.cassette << (authored.isEmpty() ? QString() : QStringLiteral(" (authored by ") + authored + QLatin1Char(')'))
+              << (pc.replayLenient ? QStringLiteral(", lenient prompt matching") : QString()) << "\n";
+        QObject::connect(replay, &llm::ReplayProvider::mismatchIgnored, [](const QString &report) {
+            out() << "  replay: prompt differs from the recording (served anyway): " << report.section(QLatin1Char('\n'), 0, 0) << "\n";
+            out().flush();
+        });
+    }
+
+    Evaluator evaluator;
+    pipeline::Pipeline pipe(cfg, provider.get(), &evaluator);
+    QTextStream in(stdin);
+    pipeline::TerminalDecider terminal(in, out());
+    pipeline::AutomaticDecider automatic;
+    pipe.setDecider(interactive ? static_cast<pipeline::Decider *>(&terminal) : &automatic);
+    QObject::connect(&pipe, &pipeline::Pipeline::logLine, [](const QString &l) {
+        out() << l << "\n";
+        out().flush();
+    });
+    QString serr;
+    const RunState state = pipe.runBlocking(&serr);
+    if (!serr.isEmpty()) {
+        err() << "kwb run: " << serr << "\n";
+        return InputError;
+    }
+    out() << "\n" << pipeline::formatRunSummary(pipe.run()) << "\n";
+    out() << llm::formatTokenTable(llm::tokenTable(pipe.run().exchanges)) << "\n";
+    out() << "run directory: " << pipe.runDirectory() << "\n";
+
+    const QString record = p.value(QStringLiteral("record-cassette"));
+    if (!record.isEmpty()) {
+        QString cerr;
+        if (!pipeline::recordCassette(pipe.run(), cassette, record, &cerr)) {
+            err() << "kwb run: " << cerr << "\n";
+            return Failure;
+        }
+        out() << "cassette written: " << record << "\n";
+    }
+    return state == RunState::Finished ? Success : (state == RunState::Stopped ? Interrupted : Failure);
 }
+
+} // namespace kwb::cli

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: MIT
+// kernel-workbench [--demo] [RUN_DIR]: the workbench GUI. Argument handling only; the window is kwb_ui.
+#include "llm/providerconfig.h"
+#include "mainwindow.h"
+#include "runsdock.h"
+
+#include "env/locations.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QTimer>
+
+#include <cstdio>
+
+namespace {
+
+/// True when some cloud provider has an API key (env var or keys file). Local servers need none
+/// and do not count: without a key the README's command should show something at once (the demo).
+bool anyLlmKey()
+{
+    for (const auto &p : kwb::llm::loadProviders())
+        if (!p.apiKeyEnv.isEmpty() && kwb::llm::hasApiKey(p))
+            return true;
+    return false;
+}
+
+void saveScreenshot(kwb::MainWindow &w, const QString &file)
+{
+    if (w.grab().save(file))
+        std::fprintf(stderr, "screenshot saved to %s\n", qPrintable(file));
+    else
+        std::fprintf(stderr, "could not save a screenshot to %s\n", qPrintable(file));
+}
+
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("kernel-workbench"));
+    QApplication::setApplicationName(QStringLiteral("kernel-workbench"));
+    QApplication::setApplicationDisplayName(QStringLiteral("Kernel Workbench"));
+    QApplication::setApplicationVersion(QStringLiteral(KWB_VERSION));
+    QApplication::setDesktopFileName(QStringLiteral("kernel-workbench"));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Kernel Workbench: LLM-driven GPU kernel optimization"));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    const QCommandLineOption demo(QStringLiteral("demo"), QStringLiteral("Open the bundled demo run."));
+    const QCommandLineOption runsDir(QStringLiteral("runs-dir"), QStringLiteral("Folder of runs to list."),
+                                     QStringLiteral("DIR"));
+    const QCommandLineOption themeOpt(QStringLiteral("theme"), QStringLiteral("light or dark (remembered)."),
+                                      QStringLiteral("NAME"));
+    const QCommandLineOption screenshot(QStringLiteral("screenshot"),
+                                        QStringLiteral("Save a screenshot of the window to FILE before quitting."),
+                                        QStringLiteral("FILE"));
+    const QCommandLineOption quitAfter(QStringLiteral("quit-after-ms"),
+                                       QStringLiteral("Quit after N milliseconds (for scripted screenshots)."),
+                                       QStringLiteral("N"));
+    const QCommandLineOption select(QStringLiteral("select"), QStringLiteral("Select this candidate once the run is open."),
+                                    QStringLiteral("ID"));
+    parser.addOptions({demo, runsDir, themeOpt, screenshot, quitAfter, select});
+    parser.addPositionalArgument(QStringLiteral("RUN_DIR"), QStringLiteral("A run directory to open."), QStringLiteral("[RUN_DIR]"));
+    parser.process(app);
+
+    kwb::MainWindow window;
+    const bool scripted = parser.isSet(screenshot) || parser.isSet(quitAfter);
+    window.setInteractive(!scripted);
+    if (parser.isSet(themeOpt))
+        window.setTheme(kwb::theme::fromName(parser.value(themeOpt)));
+    window.runsDock()->setRunsDir(kwb::env::runsDir(parser.value(runsDir)));
+    window.runsDock()->refresh();
+    if (scripted)
+        window.resize(1600, 1000); // screenshots compare across runs: one size, whatever was remembered
+    window.show();
+
+    if (parser.isSet(select)) {
+        const QString id = parser.value(select);
+        QObject::connect(&window, &kwb::MainWindow::runOpened, &window, [&window, id] { window.selectCandidate(id); });
+    }
+    QObject::connect(&window, &kwb::MainWindow::runOpenFailed, &window, [](const QString &, const QString &error) {
+        std::fprintf(stderr, "kernel-workbench: %s\n", qPrintable(error));
+    });
+
+    const QStringList args = parser.positionalArguments();
+    if (!args.isEmpty()) {
+        window.openRun(args.first());
+    } else if (parser.isSet(demo) || !anyLlmKey()) {
+        if (!window.openDemo() && !parser.isSet(demo) && !kwb::MainWindow::lastRunDirectory().isEmpty())
+            window.openRun(kwb::MainWindow::lastRunDirectory());
+    } else if (!kwb::MainWindow::lastRunDirectory().isEmpty()) {
+        window.openRun(kwb::MainWindow::lastRunDirectory());
+    }
+
+    if (parser.isSet(quitAfter)) {
+        const QString file = parser.value(screenshot);
+        QTimer::singleShot(parser.value(quitAfter).toInt(), &window, [&window, file] {
+            if (!file.isEmpty())
+                saveScreenshot(window, file);
+            window.close();
+        });
+    } else if (parser.isSet(screenshot)) {
+        const QString file = parser.value(screenshot);
+        QObject::connect(&window, &kwb::MainWindow::runOpened, &window, [&window, file] {
+            // One more turn of the event loop so the views have laid out the new run.
+            QTimer::singleShot(300, &window, [&window, file] { saveScreenshot(window, file); });
+        });
+    }
+    return app.exec();
+}

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: MIT
+#include "eval/sandbox.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QProcess>
+#include <QStandardPaths>
+
+#include <mutex>
+
+namespace kwb {
+
+namespace {
+
+/// The common bwrap arguments; the probe uses the same ones so "probe works" means "workers work".
+QStringList bwrapArgs(const QString &scratchDir)
+{
+    QStringList a{
+        QStringLiteral("--ro-bind"), QStringLiteral("/"), QStringLiteral("/"),
+        // The GPU's device nodes (/dev/nvidia*) must stay reachable: bind the host's /dev.
+        QStringLiteral("--dev-bind"), QStringLiteral("/dev"), QStringLiteral("/dev"),
+        QStringLiteral("--proc"), QStringLiteral("/proc"),
+        QStringLiteral("--tmpfs"), QStringLiteral("/tmp"),
+        QStringLiteral("--unshare-net"),
+        // Own PID namespace: when the worker dies, the kernel kills everything it spawned, even a
+        // grandchild that left the process group with setsid().
+        QStringLiteral("--unshare-pid"),
+        QStringLiteral("--unshare-ipc"),
+        QStringLiteral("--die-with-parent"),
+        QStringLiteral("--new-session"),
+    };
+    if (!scratchDir.isEmpty())
+        a << QStringLiteral("--bind") << scratchDir << scratchDir << QStringLiteral("--chdir") << scratchDir;
+    return a;
+}
+
+} // namespace
+
+Sandbox Sandbox::detect()
+{
+    static Sandbox cached;
+    static std::once_flag once;
+    std::call_once(once, [] {
+        Sandbox s;
+        const QString setting = qEnvironmentVariable("KWB_SANDBOX").toLower();
+        if (setting == QLatin1String("off") || setting == QLatin1String("0") || setting == QLatin1String("no")) {
+            s.m_note = QStringLiteral("unsandboxed: disabled by KWB_SANDBOX=off");
+            cached = s;
+            return;
+        }
+        const QString bwrap = QStandardPaths::findExecutable(QStringLiteral("bwrap"));
+        if (bwrap.isEmpty()) {
+            s.m_note = QStringLiteral("unsandboxed: bubblewrap (bwrap) is not installed; the candidate can write "
+                                      "anywhere the user can and reach the network");
+            cached = s;
+            return;
+        }
+        QProcess probe;
+        QStringList args = bwrapArgs(QDir::tempPath());
+        args << QStringLiteral("true");
+        probe.start(bwrap, args);
+        const bool done = probe.waitForFinished(10000);
+        if (!done || probe.exitStatus() != QProcess::NormalExit || probe.exitCode() != 0) {
+            if (!done)
+                probe.kill();
+            const QString why = QString::fromLocal8Bit(probe.readAllStandardError()).trimmed();
+            s.m_note = QStringLiteral("unsandboxed: bubblewrap does not work here (%1)")
+                           .arg(why.isEmpty() ? QStringLiteral("probe failed") : why.section(QLatin1Char('\n'), 0, 0));
+            cached = s;
+            return;
+        }
+        s.m_enabled = true;
+        s.m_bwrap = bwrap;
+        s.m_note = QStringLiteral("sandboxed (bubblewrap): read-only filesystem except the scratch dir, private "
+                                  "/tmp, no network");
+        cached = s;
+    });
+    return cached;
+}
+
+Sandbox Sandbox::disabled(const QString &note)
+{
+    Sandbox s;
+    s.m_note = note;
+    return s;
+}
+
+void Sandbox::wrap(QString *program, QStringList *args, const QString &scratchDir) const
+{
+    if (!m_enabled)
+        return;
+    QStringList a = bwrapArgs(scratchDir);
+    a << QStringLiteral("--") << *program << *args;
+    *program = m_bwrap;
+    *args = a;
+}
+
+} // namespace kwb

@@ -1,0 +1,340 @@
+# SPDX-License-Identifier: MIT
+"""Static integrity detectors (ids integrity.*): ways a candidate can look fast without being a
+faster kernel. A "yes" with severity error or critical keeps the candidate from becoming best
+unless a person overrides it. The run-time checks (aliasing, fresh outputs, fp64 error) live in
+the evaluator; these read the code only."""
+import ast
+
+from .kernels import tl_calls
+from .source import RECURRENT_MODULES, dotted
+from .verdicts import evidence, no, verdict
+
+RECURRENT_FUNCTIONS = ("torch.gru", "torch.lstm", "torch.rnn_tanh", "torch.rnn_relu", "torch._cudnn_rnn",
+                       "torch.gru_cell", "torch.lstm_cell", "torch._VF.")
+COMPUTE_FUNCTIONS = {"torch.matmul", "torch.mm", "torch.bmm", "torch.addmm", "torch.baddbmm", "torch.einsum",
+                     "torch.tanh", "torch.sigmoid", "torch.relu", "torch.softmax", "torch.conv1d", "torch.conv2d",
+                     "torch.addmv", "torch.mv", "torch.tensordot"}
+COMPUTE_METHODS = {"matmul", "mm", "bmm", "addmm", "tanh", "sigmoid", "relu", "softmax", "__matmul__"}
+GLUE_FUNCTIONALS = {"pad"}
+LAYER_MODULES = {"torch.nn.Linear", "torch.nn.Conv1d", "torch.nn.Conv2d", "torch.nn.Conv3d", "torch.nn.Bilinear"}
+
+
+def _funcs(src, ctx):
+    return [f for f, _ in ctx.contexts]
+
+
+def _self_modules(src, cls, kinds):
+    """self.<attr> names that __init__ binds to one of the nn module types in `kinds`."""
+    out = {}
+    init = src.method(cls, "__init__")
+    if init is None:
+        return out
+    for node in ast.walk(init):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            q = src.qual(node.value.func) or ""
+            if q in kinds:
+                for t in node.targets:
+                    d = dotted(t)
+                    if d:
+                        out[d] = q
+    return out
+
+
+def reference_calls(src, task, ctx, nodes=None):
+    """[(call, description, is_recurrent)] of calls that compute with PyTorch or the reference."""
+    cls = ctx.resolver.cls
+    rec = _self_modules(src, cls, RECURRENT_MODULES)
+    layers = _self_modules(src, cls, LAYER_MODULES)
+    task_classes = set(task.src.classes) - {"Model"} if task.src.tree is not None else set()
+    out = []
+    for root in (nodes if nodes is not None else _funcs(src, ctx)):
+        for n in ast.walk(root):
+            if not isinstance(n, ast.Call):
+                continue
+            q = src.qual(n.func) or ""
+            d = dotted(n.func) or ""
+            if d in rec:
+                out.append((n, "%s (%s) called" % (d, rec[d].split(".")[-1]), True))
+            elif isinstance(n.func, ast.Call) and (src.qual(n.func.func) or "") in RECURRENT_MODULES:
+                out.append((n, "%s constructed and called" % ast.unparse(n.func.func), True))
+            elif any(q == r or (r.endswith(".") and q.startswith(r)) for r in RECURRENT_FUNCTIONS):
+                out.append((n, "%s called" % q, True))
+            elif q.startswith("torch.nn.functional.") and q.split(".")[-1] not in GLUE_FUNCTIONALS:
+                out.append((n, "%s called" % q, False))
+            elif q in COMPUTE_FUNCTIONS:
+                out.append((n, "%s called" % q, False))
+            elif d in layers:
+                out.append((n, "%s (%s) called" % (d, layers[d].split(".")[-1]), False))
+            elif isinstance(n.func, ast.Name) and n.func.id in task_classes and n.func.id not in src.classes:
+                out.append((n, "the task's layer %s used" % n.func.id, True))
+            elif q == "torch.compile":
+                out.append((n, "torch.compile generates the kernels from PyTorch ops", True))
+            elif isinstance(n.func, ast.Attribute) and n.func.attr in COMPUTE_METHODS and q == "" \
+                    and not (isinstance(n.func.value, ast.Name) and n.func.value.id in src.jit):
+                out.append((n, "tensor method .%s() called" % n.func.attr, False))
+        for n in ast.walk(root):
+            if isinstance(n, ast.BinOp) and isinstance(n.op, ast.MatMult):
+                out.append((n, "`@` matrix product", False))
+    return out
+
+
+def _total_launches(src, ctx):
+    """Launch sites written in forward and everything it reaches (calls or handed-over methods)."""
+    return sum(1 for f in _funcs(src, ctx) for n in ast.walk(f)
+               if isinstance(n, ast.Call) and (src.launch_of(n) or src.extension_call(n)))
+
+
+def reference_call(src, task, ctx):
+    det = "integrity.reference_call"
+    calls = reference_calls(src, task, ctx)
+    launches = _total_launches(src, ctx)
+    rec = [(n, t) for n, t, r in calls if r]
+    other = [(n, t) for n, t, r in calls if not r]
+    fix = ("Compute the recurrence in your own Triton/CUDA kernel; do not call nn.GRU/nn.LSTM, torch._VF, "
+           "cuDNN or the task's layers. PyTorch may allocate outputs, reshape and do small glue only.")
+    if rec:
+        return verdict(det, "yes", "critical", "the reference implementation does the work: " + rec[0][1],
+                       [evidence(n.lineno, n.end_lineno, t) for n, t in rec], fix)
+    if other and launches == 0:
+        return verdict(det, "yes", "error", "no kernel is launched; PyTorch does the work (%s)" % other[0][1],
+                       [evidence(n.lineno, n.end_lineno, t) for n, t in other], fix)
+    if other:
+        return no(det, "%d kernel launch%s; PyTorch ops used alongside for glue or projections"
+                  % (launches, "es" if launches != 1 else ""),
+                  [evidence(n.lineno, n.end_lineno, t + " (alongside the kernels)") for n, t in other])
+    return no(det, "no reference or PyTorch compute call in ModelNew")
+
+
+def _branch_falls_back(src, task, ctx, stmts):
+    mod = ast.Module(body=stmts, type_ignores=[])
+    if reference_calls(src, task, ctx, [mod]):
+        return True
+    for n in ast.walk(mod):
+        if isinstance(n, ast.Call):
+            d = dotted(n.func) or ""
+            if d in ("super.forward",) or (isinstance(n.func, ast.Attribute) and n.func.attr == "forward"
+                                            and isinstance(n.func.value, ast.Call)):
+                return True
+            if isinstance(n.func, ast.Name) and n.func.id == "Model":
+                return True
+    return False
+
+
+def fallback(src, task, ctx):
+    det = "integrity.fallback"
+    cls = ctx.resolver.cls
+    ev, guarded = [], []
+    for f in _funcs(src, ctx):
+        for n in ast.walk(f):
+            if isinstance(n, ast.Try):
+                body = ast.Module(body=n.body, type_ignores=[])
+                if src.launches_in(body, cls) and any(_branch_falls_back(src, task, ctx, h.body) for h in n.handlers):
+                    ev.append(evidence(n.lineno, n.end_lineno,
+                                       "try/except in %s: the kernel path is tried and PyTorch runs when it fails" % f.name))
+            elif isinstance(n, ast.If) and n.orelse:
+                a = ast.Module(body=n.body, type_ignores=[])
+                b = ast.Module(body=n.orelse, type_ignores=[])
+                la, lb = src.launches_in(a, cls), src.launches_in(b, cls)
+                if (la and not lb and _branch_falls_back(src, task, ctx, n.orelse)) or \
+                        (lb and not la and _branch_falls_back(src, task, ctx, n.body)):
+                    guarded.append(evidence(n.lineno, n.end_lineno, "if/else in %s on `%s`: one branch launches the "
+                                            "kernel, the other computes with PyTorch" % (f.name, ast.unparse(n.test))))
+    fix = ("Remove the PyTorch fallback: let a failing kernel fail, so the evaluator reports the error and the "
+           "repair loop can fix it.")
+    if ev:
+        return verdict(det, "yes", "error", "a try/except falls back to PyTorch when the kernel fails", ev + guarded, fix)
+    if guarded:
+        return verdict(det, "yes", "warning", "a conditional PyTorch path next to the kernel path", guarded, fix)
+    return no(det, "no fallback to PyTorch around the kernel path")
+
+
+def subclass_reference(src, task, ctx):
+    det = "integrity.subclass_reference"
+    cls = ctx.resolver.cls
+    ev = []
+    if cls is not None:
+        for b in cls.bases:
+            d = dotted(b) or ""
+            if d == "Model" or d.endswith(".Model"):
+                ev.append(evidence(cls.lineno, cls.lineno, "class ModelNew(%s) inherits the reference" % d))
+    for n in ast.walk(src.tree):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "Model":
+            ev.append(evidence(n.lineno, n.end_lineno, "the reference Model is instantiated"))
+    if ev:
+        return verdict(det, "yes", "critical", "ModelNew reuses the reference Model", ev,
+                       "Define ModelNew(nn.Module) on its own; create the same parameters in the same order as the "
+                       "reference, and compute forward with your kernels.")
+    return no(det, "ModelNew does not use the reference Model")
+
+
+def _uses(src, prefixes):
+    out = []
+    for n in ast.walk(src.tree):
+        if isinstance(n, (ast.Attribute, ast.Name)):
+            q = src.qual(n) or ""
+            if any(q == p or q.startswith(p + ".") for p in prefixes):
+                out.append((n, q))
+    # report each line once, the longest name on it
+    best = {}
+    for n, q in out:
+        if n.lineno not in best or len(q) > len(best[n.lineno][1]):
+            best[n.lineno] = (n, q)
+    return [best[k] for k in sorted(best)]
+
+
+def graph_capture(src, task, ctx):
+    det = "integrity.graph_capture"
+    uses = _uses(src, ("torch.cuda.graph", "torch.cuda.CUDAGraph", "torch.cuda.make_graphed_callables",
+                       "torch.cuda.graphs"))
+    if not uses:
+        return no(det, "no CUDA graph capture")
+    ev = [evidence(n.lineno, n.end_lineno, "%s used" % q) for n, q in uses]
+    calls = reference_calls(src, task, ctx)
+    fix = ("Do not wrap PyTorch or cuDNN in a CUDA graph and report it as a kernel: the evaluator compares "
+           "against a CUDA-graph baseline of the reference anyway. Write the computation as a kernel.")
+    if calls:
+        ev += [evidence(n.lineno, n.end_lineno, t + " inside the captured work") for n, t, _ in calls[:3]]
+        return verdict(det, "yes", "critical", "a CUDA graph replays PyTorch/cuDNN work", ev, fix)
+    return verdict(det, "yes", "warning", "a CUDA graph replays the candidate's own kernels (launch overhead hidden)",
+                   ev, "Prefer one persistent kernel over replaying many small launches from a CUDA graph.")
+
+
+def side_stream(src, task, ctx):
+    det = "integrity.side_stream"
+    uses = _uses(src, ("torch.cuda.Stream", "torch.cuda.stream", "torch.cuda.ExternalStream", "torch.Stream"))
+    if uses:
+        return verdict(det, "yes", "error", "work is issued on a side CUDA stream the timer does not see",
+                       [evidence(n.lineno, n.end_lineno, "%s used" % q) for n, q in uses],
+                       "Launch every kernel on the current stream; do not create or switch CUDA streams.")
+    return no(det, "no side stream")
+
+
+def threads(src, task, ctx):
+    det = "integrity.threads"
+    mods = ("threading", "concurrent.futures", "multiprocessing", "_thread", "asyncio")
+    uses = _uses(src, mods)
+    imported = [n for n in ast.walk(src.tree) if isinstance(n, (ast.Import, ast.ImportFrom)) and
+                any((a.name if isinstance(n, ast.Import) else (n.module or "")).split(".")[0] in
+                    ("threading", "concurrent", "multiprocessing", "_thread", "asyncio") for a in n.names)]
+    fix = "Run the computation synchronously in forward(); no threads, processes or event loops."
+    if uses:
+        return verdict(det, "yes", "error", "work runs on other threads or processes",
+                       [evidence(n.lineno, n.end_lineno, "%s used" % q) for n, q in uses], fix)
+    if imported:
+        return verdict(det, "yes", "warning", "a threading module is imported",
+                       [evidence(n.lineno, n.end_lineno, "import of a threading module") for n in imported], fix)
+    return no(det, "no threads")
+
+
+def timer_patch(src, task, ctx):
+    det = "integrity.timer_patch"
+    roots = ("torch", "time", "triton", "numpy", "builtins", "timeit", "sys")
+    ev = []
+    for n in ast.walk(src.tree):
+        targets = []
+        if isinstance(n, ast.Assign):
+            targets = n.targets
+        elif isinstance(n, (ast.AugAssign, ast.AnnAssign)):
+            targets = [n.target]
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("setattr", "delattr") and n.args:
+            q = src.qual(n.args[0]) or ""
+            if q.split(".")[0] in roots:
+                ev.append(evidence(n.lineno, n.end_lineno, "%s(%s, ...) patches a library" % (n.func.id, q)))
+            continue
+        for t in targets:
+            if isinstance(t, ast.Attribute):
+                q = src.qual(t) or ""
+                if q.split(".")[0] in roots and not q.startswith("torch.backends."):
+                    ev.append(evidence(n.lineno, n.end_lineno, "assignment to %s" % q))
+    if ev:
+        return verdict(det, "yes", "critical", "library functions are monkey-patched (timers, events, synchronize)",
+                       ev, "Do not assign to torch, time or triton attributes; the evaluator's timers must see "
+                           "the real work.")
+    return no(det, "no monkey-patching of library functions")
+
+
+def caching(src, task, ctx):
+    det = "integrity.caching"
+    cls = ctx.resolver.cls
+    funcs = _funcs(src, ctx)
+    ev = []
+    for f in funcs:
+        for dec in f.decorator_list:
+            q = src.qual(dec.func if isinstance(dec, ast.Call) else dec) or ""
+            if q in ("functools.lru_cache", "functools.cache"):
+                ev.append(evidence(dec.lineno, dec.end_lineno, "%s on %s caches results across calls" % (q, f.name)))
+    written = set()
+    for f in funcs:
+        for n in ast.walk(f):
+            if isinstance(n, (ast.Assign, ast.AugAssign)):
+                for t in (n.targets if isinstance(n, ast.Assign) else [n.target]):
+                    base = t.value if isinstance(t, ast.Subscript) else t
+                    d = dotted(base)
+                    if d and (d.startswith("self.") or d in src.constants):
+                        written.add(d)
+    for f in funcs:
+        for n in ast.walk(f):
+            if not isinstance(n, ast.If):
+                continue
+            for st in n.body:
+                if isinstance(st, ast.Return) and st.value is not None:
+                    v = st.value
+                    base = v.value if isinstance(v, ast.Subscript) else v
+                    d = dotted(base)
+                    if d in written and not src.launches_in(ast.Module(body=n.body, type_ignores=[]), cls):
+                        ev.append(evidence(n.lineno, st.end_lineno, "%s returns the stored `%s` without computing "
+                                           "when `%s`" % (f.name, ast.unparse(v), ast.unparse(n.test))))
+    if ev:
+        return verdict(det, "yes", "critical", "outputs are cached across calls", ev,
+                       "Compute the output from the inputs on every call; fresh inputs must give fresh outputs. "
+                       "Caching weights or buffers is fine, caching results is not.")
+    return no(det, "no output cache")
+
+
+def _dtype_low(src, node):
+    q = src.qual(node) or ""
+    return q.split(".")[-1] in ("float16", "half", "bfloat16") and q.split(".")[0] in ("torch", "triton")
+
+
+def precision(src, task, ctx):
+    det = "integrity.precision"
+    if not task.fp32:
+        return no(det, "the task is not fp32")
+    hard, soft = [], []
+    for n in ast.walk(src.tree):
+        if isinstance(n, ast.Call):
+            q = src.qual(n.func) or ""
+            if isinstance(n.func, ast.Attribute) and n.func.attr in ("half", "bfloat16") and not n.args:
+                hard.append(evidence(n.lineno, n.end_lineno, ".%s() downcasts fp32 data" % n.func.attr))
+            if isinstance(n.func, ast.Attribute) and n.func.attr == "to" and any(_dtype_low(src, a) for a in n.args):
+                hard.append(evidence(n.lineno, n.end_lineno, "%s converts to a 16-bit type" % ast.unparse(n)))
+            for kw in n.keywords:
+                if kw.arg == "dtype" and _dtype_low(src, kw.value):
+                    hard.append(evidence(n.lineno, n.end_lineno, "dtype=%s" % ast.unparse(kw.value)))
+                if kw.arg == "allow_tf32" and isinstance(kw.value, ast.Constant) and kw.value.value is True:
+                    hard.append(evidence(n.lineno, n.end_lineno, "allow_tf32=True: TF32 products (10-bit mantissa)"))
+                if kw.arg == "input_precision" and isinstance(kw.value, ast.Constant) and kw.value.value == "tf32":
+                    hard.append(evidence(n.lineno, n.end_lineno, "input_precision=\"tf32\""))
+            if q in ("torch.autocast", "torch.cuda.amp.autocast", "torch.amp.autocast"):
+                hard.append(evidence(n.lineno, n.end_lineno, "%s runs fp32 work in lower precision" % q))
+            if q == "torch.set_float32_matmul_precision" and n.args and isinstance(n.args[0], ast.Constant) \
+                    and n.args[0].value in ("high", "medium"):
+                hard.append(evidence(n.lineno, n.end_lineno, "float32 matmul precision '%s' enables TF32/bf16" % n.args[0].value))
+        elif isinstance(n, ast.Assign):
+            for t in n.targets:
+                q = src.qual(t) or ""
+                if q.endswith("allow_tf32") and isinstance(n.value, ast.Constant) and n.value.value is True:
+                    hard.append(evidence(n.lineno, n.end_lineno, "%s = True" % q))
+    for f in src.jit.values():
+        for c in tl_calls(src, f, ("dot",)):
+            keys = {kw.arg for kw in c.keywords}
+            if "input_precision" not in keys and "allow_tf32" not in keys:
+                soft.append(evidence(c.lineno, c.end_lineno, "tl.dot in %s without input_precision=\"ieee\": "
+                                     "Triton's default for fp32 is TF32" % f.name))
+    fix = ("The task is fp32: keep fp32 data and math. Pass input_precision=\"ieee\" to tl.dot, leave allow_tf32 "
+           "off, and do not cast to fp16/bf16.")
+    if hard:
+        return verdict(det, "yes", "error", "fp32 task computed in lower precision", hard + soft, fix)
+    if soft:
+        return verdict(det, "yes", "warning", "tl.dot uses TF32 by default on fp32 inputs", soft, fix)
+    return no(det, "no precision downgrade found")

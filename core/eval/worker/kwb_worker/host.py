@@ -1,0 +1,139 @@
+# SPDX-License-Identifier: MIT
+"""A small Python host for the one-shot CLI modes: runs `kwb_worker.py serve` as a child in its own
+process group, sends one request, applies the compile and run limits, and turns a death or a
+timeout into a result, like the C++ host (core/eval) does. It never imports torch itself.
+"""
+import collections
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+SCRIPT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "kwb_worker.py")
+LOG_LINES = 40
+
+
+def _reader(stream, q, tag):
+    for line in iter(stream.readline, ""):
+        q.put((tag, line))
+    q.put((tag, None))
+
+
+def _kill_group(p):
+    try:
+        os.killpg(p.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    p.wait()
+
+
+def run_request(req, compile_timeout=600.0, run_timeout=600.0, python=None, echo_log=False, on_event=None):
+    """Runs one request in a fresh worker. Returns (final event dict, log_tail).
+
+    The final event is the worker's result/error event, or a synthesized result for a crash or a
+    timeout (status crash / compile_timeout / run_timeout)."""
+    p = subprocess.Popen([python or sys.executable, "-u", SCRIPT, "serve"], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                         encoding="utf-8", errors="replace", start_new_session=True)
+    q = queue.Queue()
+    log = collections.deque(maxlen=LOG_LINES)
+    threads = [threading.Thread(target=_reader, args=(p.stdout, q, "out"), daemon=True),
+               threading.Thread(target=_reader, args=(p.stderr, q, "err"), daemon=True)]
+    for t in threads:
+        t.start()
+    deadline = time.monotonic() + compile_timeout
+    limit_name = "compile_timeout"
+    sent = False
+    final = None
+    open_streams = 2
+    while open_streams and final is None:
+        try:
+            tag, line = q.get(timeout=max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            _kill_group(p)
+            secs = compile_timeout if limit_name == "compile_timeout" else run_timeout
+            final = {"event": "result", "result": {
+                "status": limit_name,
+                "reason": "%s limit of %g s passed; the worker's process group was killed"
+                          % ("compile" if limit_name == "compile_timeout" else "run", secs)}}
+            break
+        if line is None:
+            open_streams -= 1
+            continue
+        if tag == "err":
+            log.append(line.rstrip("\n"))
+            if echo_log:
+                sys.stderr.write(line)
+            continue
+        try:
+            ev = json.loads(line)
+        except ValueError:
+            log.append("[host] not a protocol line: " + line.strip()[:200])
+            continue
+        if on_event:
+            on_event(ev)
+        kind = ev.get("event")
+        if kind == "ready" and not sent:
+            p.stdin.write(json.dumps(req) + "\n")
+            p.stdin.flush()
+            p.stdin.close()
+            sent = True
+        elif kind == "phase" and ev.get("phase") == "running":
+            limit_name = "run_timeout"
+            deadline = time.monotonic() + run_timeout
+        elif kind in ("result", "error"):
+            final = ev
+    if final is None:  # the worker died without answering
+        try:
+            code = p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            _kill_group(p)
+            code = p.returncode
+        # drain what is left of the log
+        while True:
+            try:
+                tag, line = q.get_nowait()
+            except queue.Empty:
+                break
+            if tag == "err" and line is not None:
+                log.append(line.rstrip("\n"))
+        how = "killed by signal %s" % signal.Signals(-code).name if code < 0 else "exited with code %d" % code
+        last = next((l for l in reversed(log) if l.strip()), "")
+        final = {"event": "result", "result": {"status": "crash",
+                                               "reason": "the worker %s without a result%s"
+                                                         % (how, (": " + last[:200]) if last else "")}}
+    else:
+        try:
+            p.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            _kill_group(p)
+        for t in threads:
+            t.join(timeout=2)
+        while True:
+            try:
+                tag, line = q.get_nowait()
+            except queue.Empty:
+                break
+            if tag == "err" and line is not None:
+                log.append(line.rstrip("\n"))
+    if final.get("event") == "result" and "result" in final:
+        full = blank_result()
+        full.update(final["result"])
+        full["log_tail"] = full.get("log_tail") or "\n".join(log)
+        final["result"] = full
+    return final, "\n".join(log)
+
+
+def blank_result():
+    """An EvalResult dict with every key (PROTOCOL.md), for results the host makes up."""
+    stats = {"median_ms": None, "mean_ms": None, "std_ms": None, "min_ms": None, "max_ms": None, "cv": None,
+             "samples": 0}
+    return {"status": "internal_error", "reason": "", "log_tail": "", "device": "", "on_gpu": False,
+            "torch_version": "", "trials": 0, "failing_trial": -1, "max_abs_err": None, "mean_abs_err": None,
+            "max_abs_err_fp64": None, "atol": 1e-4, "rtol": 1e-4, "candidate": dict(stats),
+            "eager": dict(stats), "graph": dict(stats), "runtime_checks": [], "profile": {},
+            "profile_note": "", "sandboxed": False, "sandbox_note": "", "wall_seconds": 0.0}

@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: MIT
+"""Imports task and candidate files as real modules (never exec: @triton.jit needs a source file)."""
+import ast
+import importlib.util
+import itertools
+import os
+import sys
+
+_counter = itertools.count()
+
+
+def import_file(path, prefix):
+    """Imports the Python file at `path` under a fresh, unique module name and returns the module."""
+    path = os.path.abspath(path)
+    stem = "".join(c if c.isalnum() else "_" for c in os.path.splitext(os.path.basename(path))[0])
+    name = "kwb_%s_%s_%d" % (prefix, stem, next(_counter))
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError("cannot import %s" % path)
+    module = importlib.util.module_from_spec(spec)
+    # Registered before running it: dataclasses, pickling and Triton's source lookup need the module
+    # in sys.modules, as for any real import.
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    return module
+
+
+def seed_all(seed):
+    """Seeds the way KernelBench does (torch CPU and all CUDA generators)."""
+    import torch
+
+    torch.manual_seed(seed)
+    if torch.cuda.is_available():
+        torch.cuda.manual_seed_all(seed)
+
+
+def gpu_needs(source):
+    """What in the candidate's source needs a CUDA GPU, as a short list (empty: pure PyTorch).
+
+    Read with ast so names in comments or strings do not count."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    needs = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.split(".")[0] == "triton":
+                    needs.add("triton")
+        elif isinstance(node, ast.ImportFrom):
+            mod = node.module or ""
+            if mod.split(".")[0] == "triton":
+                needs.add("triton")
+            if mod.startswith("torch.utils.cpp_extension") and any(
+                    a.name in ("load_inline", "load", "CUDAExtension") for a in node.names):
+                needs.add("load_inline")
+        elif isinstance(node, ast.Attribute):
+            if node.attr in ("load_inline",):
+                needs.add("load_inline")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "cuda":
+            needs.add(".cuda()")
+        elif isinstance(node, ast.Constant) and node.value == "cuda":
+            needs.add("device 'cuda'")
+    return sorted(needs)

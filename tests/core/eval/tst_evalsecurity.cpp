@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: MIT
+// Untrusted code: a hung candidate and the grandchild it spawned are both killed by the run limit,
+// API keys never reach the worker, and the sandbox stops writes outside the scratch dir and the
+// network. Real worker, /usr/bin/python3.
+#include "evaltestutil.h"
+
+#include "eval/sandbox.h"
+#include "model/evalresult.h"
+
+#include <QCoreApplication>
+#include <QSignalSpy>
+#include <QTcpServer>
+
+using namespace kwb;
+using namespace kwbtest;
+
+namespace {
+const char kSecret[] = "sk-test-kwb-0123456789abcdef";
+}
+
+class TestEvalSecurity : public QObject
+{
+    Q_OBJECT
+    QTemporaryDir m_cache;
+    QTemporaryDir m_files;
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_cache.isValid());
+        setUpEnvironment(m_cache);
+        qputenv("OPENAI_API_KEY", kSecret);
+        qputenv("ANTHROPIC_API_KEY", kSecret);
+        qputenv("KWB_CANARY", "visible-canary");
+        if (!workerPresent())
+            QSKIP("the worker (core/eval/worker/kwb_worker.py) is not there yet");
+    }
+
+    void hangAndGrandchildKilledByRunLimit_data()
+    {
+        QTest::addColumn<bool>("sandbox");
+        QTest::newRow("sandboxed") << true;
+        QTest::newRow("unsandboxed") << false;
+    }
+
+    void hangAndGrandchildKilledByRunLimit()
+    {
+        QFETCH(bool, sandbox);
+        if (sandbox && !Sandbox::detect().enabled())
+            QSKIP(qPrintable(Sandbox::detect().note()));
+        const QString mark = token();
+        const QString hang = instantiate(m_files, QStringLiteral("hang_run.py"), {{QStringLiteral("KWB_MARK_TOKEN"), mark}});
+        QVERIFY(!hang.isEmpty());
+        Evaluator ev;
+        ev.setSandboxEnabled(sandbox);
+        LogCollector log(ev);
+        QSignalSpy finished(&ev, &Evaluator::evaluationFinished);
+        EvalRequest req = request(hang);
+        req.runTimeoutSec = 3;
+        ev.evaluate(req);
+        // The grandchild exists while the candidate hangs ...
+        QTRY_VERIFY_WITH_TIMEOUT(log.contains(QStringLiteral("grandchild started")), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(!processesWith(mark).isEmpty() || finished.size() > 0, 10000);
+        QVERIFY2(finished.isEmpty(), "the run limit passed before the grandchild was seen");
+        // ... the run limit kills the worker ...
+        QVERIFY(finished.wait(30000));
+        const EvalResult r = finished.first().at(1).value<EvalResult>();
+        QVERIFY2(r.status == EvalStatus::RunTimeout, qPrintable(toName(r.status) + QStringLiteral(": ") + r.reason));
+        QVERIFY(r.reason.contains(QStringLiteral("run limit")));
+        QCOMPARE(r.sandboxed, sandbox);
+        // ... and the grandchild with it.
+        QTRY_VERIFY_WITH_TIMEOUT(processesWith(mark).isEmpty(), 5000);
+    }
+
+    void secretsNeverReachTheWorker()
+    {
+        Evaluator ev;
+        LogCollector log(ev);
+        const EvalResult r = ev.evaluateBlocking(request(data(QStringLiteral("env_dump.py"))));
+        QVERIFY2(r.status == EvalStatus::Ok, qPrintable(toName(r.status) + QStringLiteral(": ") + r.reason + QLatin1Char('\n') + r.logTail));
+        // The dump is there (the canary proves it is the real environment) ...
+        QVERIFY2(log.contains(QStringLiteral("KWB_ENV_NAMES=")), qPrintable(log.joined()));
+        QVERIFY(log.contains(QStringLiteral("visible-canary")));
+        // ... and holds neither the keys' names nor their value, anywhere.
+        QVERIFY(!log.contains(QStringLiteral("OPENAI_API_KEY")));
+        QVERIFY(!log.contains(QStringLiteral("ANTHROPIC_API_KEY")));
+        QVERIFY(!log.contains(QString::fromLatin1(kSecret)));
+        QVERIFY(!r.logTail.contains(QString::fromLatin1(kSecret)));
+    }
+
+    void sandboxStopsWritesAndNetwork()
+    {
+        const Sandbox sb = Sandbox::detect();
+        if (!sb.enabled())
+            QSKIP(qPrintable(QStringLiteral("bubblewrap unusable here: ") + sb.note()));
+        // Outside the system temp dir, so the sandbox's private /tmp cannot hide a successful write.
+        QTemporaryDir outside(QCoreApplication::applicationDirPath() + QStringLiteral("/escape-XXXXXX"));
+        QVERIFY(outside.isValid());
+        const QString target = outside.filePath(QStringLiteral("escaped.txt"));
+        QTcpServer server;
+        QVERIFY(server.listen(QHostAddress::LocalHost));
+        const QString cand = instantiate(m_files, QStringLiteral("escape.py"),
+                                         {{QStringLiteral("KWB_OUTSIDE_PATH"), target},
+                                          {QStringLiteral("KWB_PORT"), QString::number(server.serverPort())}});
+        Evaluator ev;
+        LogCollector log(ev);
+        const EvalResult r = ev.evaluateBlocking(request(cand));
+        QVERIFY2(r.status == EvalStatus::Ok, qPrintable(toName(r.status) + QStringLiteral(": ") + r.reason + QLatin1Char('\n') + r.logTail));
+        QVERIFY(r.sandboxed);
+        QVERIFY2(log.contains(QStringLiteral("KWB_WRITE=denied")), qPrintable(log.joined()));
+        QVERIFY2(log.contains(QStringLiteral("KWB_NET=denied")), qPrintable(log.joined()));
+        QVERIFY2(log.contains(QStringLiteral("KWB_SCRATCH_WRITE=ok")), qPrintable(log.joined()));
+        QVERIFY(!QFileInfo::exists(target));
+        QVERIFY(!server.hasPendingConnections());
+    }
+
+    void unsandboxedSaysSo()
+    {
+        Evaluator ev;
+        ev.setSandboxEnabled(false);
+        const EvalResult r = ev.evaluateBlocking(request(data(QStringLiteral("ok.py"))));
+        QCOMPARE(r.status, EvalStatus::Ok);
+        QVERIFY(!r.sandboxed);
+        QVERIFY2(r.sandboxNote.startsWith(QStringLiteral("unsandboxed")), qPrintable(r.sandboxNote));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestEvalSecurity)
+#include "tst_evalsecurity.moc"

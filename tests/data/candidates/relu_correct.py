@@ -1,0 +1,12 @@
+# SPDX-License-Identifier: MIT
+# Test candidate for tasks/level1/1_ReLU.py: correct, pure PyTorch.
+import torch
+import torch.nn as nn
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return torch.clamp_min(x, 0.0)

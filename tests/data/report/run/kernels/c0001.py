@@ -1,0 +1,2 @@
+# c0001
+import torch

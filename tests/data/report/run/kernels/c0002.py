@@ -1,0 +1,2 @@
+# c0002
+import torch

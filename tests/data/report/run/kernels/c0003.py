@@ -1,0 +1,2 @@
+# c0003
+import torch

@@ -1,0 +1,2 @@
+# c0004
+import torch

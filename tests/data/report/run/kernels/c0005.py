@@ -1,0 +1,2 @@
+# c0005
+import torch

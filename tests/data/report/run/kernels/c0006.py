@@ -1,0 +1,2 @@
+# c0006
+import torch

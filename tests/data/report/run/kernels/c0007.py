@@ -1,0 +1,2 @@
+# c0007
+import torch

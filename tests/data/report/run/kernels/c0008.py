@@ -1,0 +1,2 @@
+# c0008
+import torch

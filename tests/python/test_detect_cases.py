@@ -1,0 +1,353 @@
+# SPDX-License-Identifier: MIT
+"""Table-driven cases for the static detectors: spellings that must be found whatever they are
+called, and names, comments and strings that must not fool them."""
+import os
+import sys
+import textwrap
+
+import pytest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "core", "eval", "worker"))
+
+from kwb_worker.detect import DETECTOR_IDS, run_detectors  # noqa: E402
+
+with open(os.path.join(ROOT, "tests", "data", "detect", "tasks", "39_GRU.py"), encoding="utf-8") as _f:
+    GRU_TASK = _f.read()
+with open(os.path.join(ROOT, "tests", "data", "detect", "tasks", "40_GRUHidden.py"), encoding="utf-8") as _f:
+    GRU_HIDDEN_TASK = _f.read()
+
+HEADER = "import torch\nimport torch.nn as nn\nimport triton\nimport triton.language as tl\n\n"
+
+MODEL = """
+class ModelNew(nn.Module):
+    def __init__(self, input_size, hidden_size, num_layers=3, bias=True, batch_first=False):
+        super().__init__()
+        self.hidden_size = hidden_size
+        self.w = nn.Parameter(torch.randn(3 * hidden_size, hidden_size))
+
+    def forward(self, x, h0):
+{forward}
+"""
+
+DEFAULT_FORWARD = """
+        T, B, _ = x.shape
+        H = self.hidden_size
+        out = torch.empty(T, B, H, device=x.device)
+        k[(triton.cdiv(B, 16), triton.cdiv(H, 64))](x, self.w, h0, out, B, T, H, BLOCK=64)
+        return out
+"""
+
+
+def kernel_file(kernel_body, forward=DEFAULT_FORWARD, params="x_ptr, w_ptr, h_ptr, out_ptr, B, T, H, BLOCK: tl.constexpr",
+                extra=""):
+    body = textwrap.indent(textwrap.dedent(kernel_body).strip("\n"), "    ")
+    fwd = textwrap.indent(textwrap.dedent(forward).strip("\n"), "        ")
+    return HEADER + extra + "@triton.jit\ndef k(%s):\n%s\n\n" % (params, body) + MODEL.format(forward=fwd)
+
+
+def outcome(candidate, detector, task=GRU_TASK):
+    verdicts = run_detectors(task, candidate)
+    assert [v["detector"] for v in verdicts] == DETECTOR_IDS
+    return next(v for v in verdicts if v["detector"] == detector)["outcome"]
+
+
+TIME_BODY = """
+offs = tl.arange(0, BLOCK)
+h = tl.load(h_ptr + offs)
+{loop}
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for kk in range(0, H, BLOCK):
+        acc += tl.sum(tl.load(w_ptr + kk + offs) * h, axis=0)
+    h = tl.sigmoid(acc + h)
+    tl.store(out_ptr + {var} * H + offs, h)
+"""
+
+PERSISTENT = [
+    ("range_T", "for t in range(T):", "t", "yes"),
+    ("range_seq_len", "for t in range(seq_len):", "t", "yes"),
+    ("range_SEQ_LEN", "for step in range(SEQ_LEN):", "step", "yes"),
+    ("range_0_T", "for t in range(0, T):", "t", "yes"),
+    ("range_0_T_1", "for i in range(0, T, 1):", "i", "yes"),
+    ("tl_range", "for t in tl.range(0, T):", "t", "yes"),
+    ("tl_static_range", "for t in tl.static_range(8):", "t", "yes"),
+]
+
+
+@pytest.mark.parametrize("name,loop,var,want", PERSISTENT, ids=[p[0] for p in PERSISTENT])
+def test_persistent_kernel_whatever_the_bound_is_called(name, loop, var, want):
+    body = TIME_BODY.format(loop=loop, var=var)
+    params = "x_ptr, w_ptr, h_ptr, out_ptr, B, T, H, BLOCK: tl.constexpr, seq_len=1, SEQ_LEN: tl.constexpr = 1"
+    assert outcome(kernel_file(body, params=params), "persistent_kernel") == want
+
+
+def test_persistent_while_loop():
+    body = TIME_BODY.format(loop="t = 0\nwhile t < T:", var="t") + "    t += 1\n"
+    assert outcome(kernel_file(body), "persistent_kernel") == "yes"
+
+
+NOT_PERSISTENT = [
+    ("gemm_k_loop", """
+        offs = tl.arange(0, BLOCK)
+        acc = tl.zeros([BLOCK], dtype=tl.float32)
+        a_ptrs = x_ptr + offs
+        for kk in range(0, H, BLOCK):
+            acc += tl.dot(tl.load(a_ptrs)[None, :], tl.load(w_ptr + offs)[:, None])[0, :]
+            a_ptrs += BLOCK
+        tl.store(out_ptr + offs, acc)
+    """),
+    ("grid_stride_elementwise", """
+        pid = tl.program_id(0)
+        for start in range(pid * BLOCK, B * H, BLOCK * 64):
+            offs = start + tl.arange(0, BLOCK)
+            tl.store(out_ptr + offs, tl.maximum(tl.load(x_ptr + offs), 0.0))
+    """),
+    ("loop_in_docstring_and_comment", '''
+        """for t in range(T): h = tl.sigmoid(h @ w)  -- documentation only"""
+        # for t in range(seq_len): h = f(h)
+        offs = tl.arange(0, BLOCK)
+        tl.store(out_ptr + offs, tl.load(x_ptr + offs))
+    '''),
+    ("state_without_reduction", """
+        offs = tl.arange(0, BLOCK)
+        h = tl.load(h_ptr + offs)
+        for t in range(T):
+            h = h * 0.5
+        tl.store(out_ptr + offs, h)
+    """),
+]
+
+
+@pytest.mark.parametrize("name,body", NOT_PERSISTENT, ids=[p[0] for p in NOT_PERSISTENT])
+def test_not_persistent(name, body):
+    assert outcome(kernel_file(body), "persistent_kernel") == "no"
+
+
+CUDA_TEMPLATE = '''
+import torch
+import torch.nn as nn
+from torch.utils.cpp_extension import load_inline
+
+SRC = r"""
+{src}
+"""
+DOC = r"""
+__global__ void fake(float* h, int T) {{ float x = 0; for (int t = 0; t < T; ++t) {{ for (;;) {{}} x = x * h[t]; }} }}
+"""
+ext = load_inline(name="e", cpp_sources="", cuda_sources={which}, functions=["f"])
+
+
+class ModelNew(nn.Module):
+    def forward(self, x, h0):
+        return ext.f(x, h0)
+'''
+
+CUDA_CASES = [
+    ("cuda_time_loop", "SRC", """
+__global__ void rnn(const float* w, float* h_io, float* out, int T, int H) {
+    extern __shared__ float hs[];
+    int j = threadIdx.x;
+    float h = h_io[j];
+    for (int t = 0; t < T; ++t) {
+        hs[j] = h;
+        __syncthreads();
+        float acc = 0.f;
+        for (int k = 0; k < H; ++k) acc += w[j * H + k] * hs[k];
+        h = tanhf(acc) + 0.5f * h;
+        out[t * H + j] = h;
+    }
+}""", "yes"),
+    ("cuda_tiled_gemm", "SRC", """
+__global__ void gemm(const float* A, const float* B, float* C, int N) {
+    __shared__ float As[16][16];
+    __shared__ float Bs[16][16];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    float sum = 0.0f;
+    for (int t = 0; t < N / 16; ++t) {
+        As[ty][tx] = A[ty * N + t * 16 + tx];
+        Bs[ty][tx] = B[(t * 16 + ty) * N + tx];
+        __syncthreads();
+        for (int k = 0; k < 16; ++k) sum += As[ty][k] * Bs[k][tx];
+        __syncthreads();
+    }
+    C[ty * N + tx] = sum;
+}""", "no"),
+    ("cuda_kernel_only_in_a_docstring", "SRC", "// nothing here", "no"),
+]
+
+
+@pytest.mark.parametrize("name,which,src,want", CUDA_CASES, ids=[c[0] for c in CUDA_CASES])
+def test_persistent_cuda(name, which, src, want):
+    cand = CUDA_TEMPLATE.format(src=src, which=which)
+    assert outcome(cand, "persistent_kernel") == want
+
+
+LINT = [
+    ("tl_tanh", "y = tl.tanh(tl.load(x_ptr + tl.arange(0, BLOCK)))", "yes"),
+    ("tanh_through_other_alias", "y = language.tanh(tl.load(x_ptr + tl.arange(0, BLOCK)))", "yes"),
+    ("libdevice_tanh", "y = libdevice.tanh(tl.load(x_ptr + tl.arange(0, BLOCK)))", "no"),
+    ("own_tanh_named_tanh", "y = tanh(tl.load(x_ptr + tl.arange(0, BLOCK)))", "no"),
+    ("variable_named_tl_tanh", "tl_tanh = tl.load(x_ptr + tl.arange(0, BLOCK))\ny = tl_tanh", "no"),
+    ("arange_runtime_bound", "y = tl.load(x_ptr + tl.arange(0, H))", "yes"),
+    ("arange_constexpr", "y = tl.load(x_ptr + tl.arange(0, BLOCK))", "no"),
+    ("arange_constexpr_arith", "B2 = BLOCK * 2\ny = tl.load(x_ptr + tl.arange(0, B2))", "no"),
+    ("arange_module_constexpr", "y = tl.load(x_ptr + tl.arange(0, WIDTH))", "no"),
+    ("tensor_index", "v = tl.load(x_ptr + tl.arange(0, BLOCK))\nidx = tl.arange(0, BLOCK)\ny = v[idx]", "yes"),
+    ("pointer_index", "y = x_ptr[0]", "yes"),
+    ("broadcast_is_fine", "v = tl.load(x_ptr + tl.arange(0, BLOCK))\ny = v[:, None] * v[None, :]", "no"),
+    ("break_in_kernel", "for i in range(4):\n    break\ny = 0.0", "yes"),
+    ("torch_in_kernel", "y = torch.exp(tl.load(x_ptr + tl.arange(0, BLOCK)))", "yes"),
+    ("shape_index_is_fine", "v = tl.load(x_ptr + tl.arange(0, BLOCK))\nn = v.shape[0]\ny = v", "no"),
+]
+
+LINT_EXTRA = ("import triton.language as language\nfrom triton.language.extra.cuda import libdevice\n"
+              "WIDTH = tl.constexpr(64)\n\n\n@triton.jit\ndef tanh(x):\n    return 2 * tl.sigmoid(2 * x) - 1\n\n\n")
+
+
+@pytest.mark.parametrize("name,body,want", LINT, ids=[c[0] for c in LINT])
+def test_triton_lint(name, body, want):
+    body = body + "\ntl.store(out_ptr + tl.arange(0, BLOCK), y)"
+    assert outcome(kernel_file(body, extra=LINT_EXTRA), "triton_lint") == want
+
+
+def test_triton_lint_names_the_fix():
+    v = run_detectors(GRU_TASK, kernel_file("tl.store(out_ptr, tl.tanh(1.0))"))
+    lint = next(x for x in v if x["detector"] == "triton_lint")
+    assert "libdevice.tanh" in lint["suggested_fix"]
+    assert lint["evidence"][0]["first_line"] == 8  # the body line after @triton.jit and def
+
+
+GRIDS = [
+    ("batch_tuple", "(B,)", "yes"),
+    ("batch_size_name", "(batch_size,)", "yes"),
+    ("batch_via_size", "(x.size(1),)", "yes"),
+    ("batch_lambda", "lambda meta: (triton.cdiv(B, meta['BLOCK_B']),)", "yes"),
+    ("batch_and_one", "(B, 1)", "yes"),
+    ("batch_by_hidden", "(B, triton.cdiv(H, 64))", "no"),
+    ("flattened", "(triton.cdiv(B * H, 64),)", "no"),
+]
+
+
+@pytest.mark.parametrize("name,grid,want", GRIDS, ids=[g[0] for g in GRIDS])
+def test_grid_covers_batch_only(name, grid, want):
+    fwd = """
+        T, batch_size, _ = x.shape
+        B = batch_size
+        H = self.hidden_size
+        out = torch.empty(T, B, H, device=x.device)
+        k[%s](x, self.w, h0, out, B, T, H, BLOCK=64)
+        return out
+    """ % grid
+    body = "offs = tl.arange(0, BLOCK)\ntl.store(out_ptr + offs, tl.load(x_ptr + offs))"
+    assert outcome(kernel_file(body, forward=fwd), "grid_parallelism") == want
+
+
+def test_launch_count_uses_task_shapes():
+    fwd = """
+        T, B, _ = x.shape
+        H = self.hidden_size
+        out = torch.empty(T, B, H, device=x.device)
+        for layer in range(6):
+            for t in range(T):
+                k[(B, 4)](x, self.w, h0, out, B, T, H, BLOCK=64)
+                k[(B, 4)](x, self.w, h0, out, B, T, H, BLOCK=64)
+        return out
+    """
+    body = "offs = tl.arange(0, BLOCK)\ntl.store(out_ptr + offs, tl.load(x_ptr + offs))"
+    v = next(x for x in run_detectors(GRU_TASK, kernel_file(body, forward=fwd)) if x["detector"] == "launch_bound_loop")
+    assert v["outcome"] == "yes"
+    assert any("= 6144 launches" in e["text"] for e in v["evidence"]), v["evidence"]
+
+
+def test_short_layer_loop_is_not_launch_bound():
+    fwd = """
+        T, B, _ = x.shape
+        out = torch.empty(T, B, 256, device=x.device)
+        for layer in range(6):
+            k[(B, 4)](x, self.w, h0, out, B, T, 256, BLOCK=64)
+        return out
+    """
+    body = "offs = tl.arange(0, BLOCK)\ntl.store(out_ptr + offs, tl.load(x_ptr + offs))"
+    assert outcome(kernel_file(body, forward=fwd), "launch_bound_loop") == "no"
+
+
+PLAIN = HEADER + """
+class ModelNew(nn.Module):
+    def __init__(self, input_size, hidden_size, num_layers=3, bias=True, batch_first=False):
+        super().__init__()
+{init}
+
+    def forward(self, x, h0):
+{forward}
+"""
+
+LAUNCH = "        out = torch.empty_like(x)\n        k[(4,)](x, out, BLOCK=64)\n"
+KERNEL = ("@triton.jit\ndef k(x_ptr, out_ptr, BLOCK: tl.constexpr):\n    offs = tl.arange(0, BLOCK)\n"
+          "    tl.store(out_ptr + offs, tl.load(x_ptr + offs))\n\n")
+
+INTEGRITY = [
+    ("gru_for_weights_only", "integrity.reference_call",
+     "        self.gru = nn.GRU(input_size, hidden_size, num_layers)",
+     LAUNCH + "        w = self.gru.weight_hh_l0\n        return out", "no"),
+    ("gru_called", "integrity.reference_call",
+     "        self.gru = nn.GRU(input_size, hidden_size, num_layers)", "        return self.gru(x, h0)[0]", "yes"),
+    ("vf_called", "integrity.reference_call", "        pass",
+     "        return torch._VF.gru(x, h0, [], True, 6, 0.0, False, False, False)[0]", "yes"),
+    ("matmul_only", "integrity.reference_call", "        self.w = nn.Parameter(torch.randn(4, 4))",
+     "        return torch.matmul(x, self.w)", "yes"),
+    ("matmul_beside_kernel", "integrity.reference_call", "        self.w = nn.Parameter(torch.randn(4, 4))",
+     "        y = torch.matmul(x, self.w)\n" + LAUNCH + "        return out", "no"),
+    ("model_in_a_string", "integrity.subclass_reference", "        self.name = 'Model'", LAUNCH + "        return out", "no"),
+    ("threading_imported_only", "integrity.threads", "        import threading", LAUNCH + "        return out", "yes"),
+    ("cudnn_tf32_flag", "integrity.precision", "        torch.backends.cudnn.allow_tf32 = True",
+     LAUNCH + "        return out", "yes"),
+    ("cudnn_tf32_flag_is_not_a_timer_patch", "integrity.timer_patch", "        torch.backends.cudnn.allow_tf32 = True",
+     LAUNCH + "        return out", "no"),
+    ("cudnn_benchmark_flag", "integrity.precision", "        torch.backends.cudnn.benchmark = True",
+     LAUNCH + "        return out", "no"),
+    ("synchronize_patched", "integrity.timer_patch", "        pass",
+     "        torch.cuda.synchronize = lambda *a: None\n" + LAUNCH + "        return out", "yes"),
+    ("setattr_patch", "integrity.timer_patch", "        import time\n        setattr(time, 'perf_counter', lambda: 0.0)",
+     LAUNCH + "        return out", "yes"),
+    ("weights_cached_is_fine", "integrity.caching", "        self._wt = None",
+     "        if self._wt is None:\n            self._wt = x.t().contiguous()\n" + LAUNCH + "        return out", "no"),
+    ("output_cached", "integrity.caching", "        self._out = None",
+     "        if self._out is not None:\n            return self._out\n" + LAUNCH + "        self._out = out\n        return out",
+     "yes"),
+    ("bf16_cast", "integrity.precision", "        pass", "        x = x.to(torch.bfloat16)\n" + LAUNCH + "        return out",
+     "yes"),
+    ("if_fallback", "integrity.fallback", "        pass",
+     "        if x.is_cuda:\n" + LAUNCH.replace("        ", "            ") + "            return out\n"
+     "        else:\n            return torch.relu(x)", "yes"),
+    ("try_without_fallback", "integrity.fallback", "        pass",
+     "        try:\n" + LAUNCH.replace("        ", "            ") + "        except RuntimeError:\n            raise\n"
+     "        return out", "no"),
+    ("side_stream_in_a_comment", "integrity.side_stream", "        pass",
+     "        # torch.cuda.Stream() would hide the work\n" + LAUNCH + "        return out", "no"),
+]
+
+
+@pytest.mark.parametrize("name,detector,init,forward,want", INTEGRITY, ids=[c[0] for c in INTEGRITY])
+def test_integrity(name, detector, init, forward, want):
+    cand = PLAIN.replace("class ModelNew", KERNEL + "class ModelNew").format(init=init, forward=forward)
+    assert outcome(cand, detector) == want
+
+
+def test_output_requirement_states_the_requirement():
+    v = next(x for x in run_detectors(GRU_HIDDEN_TASK, kernel_file(TIME_BODY.format(loop="for t in range(T):", var="t")))
+             if x["detector"] == "output_requirement")
+    assert v["outcome"] == "yes"
+    assert "return h_n" in v["suggested_fix"]
+
+
+def test_syntax_error_gives_cannot_tell_everywhere():
+    verdicts = run_detectors(GRU_TASK, "def broken(:\n    pass\n")
+    assert [v["outcome"] for v in verdicts] == ["cannot_tell"] * len(DETECTOR_IDS)
+    assert verdicts[0]["evidence"][0]["first_line"] == 1
+
+
+def test_candidate_is_never_imported(tmp_path):
+    marker = tmp_path / "ran"
+    cand = "open(%r, 'w').write('x')\nimport os\nos._exit(3)\n" % str(marker)
+    run_detectors(GRU_TASK, cand)
+    assert not marker.exists()

@@ -1,0 +1,154 @@
+# SPDX-License-Identifier: MIT
+"""The worker's one-shot mode (`kwb_worker.py eval|baseline ... --json`) on every failure class and
+every CPU-checkable integrity check, with real candidates from tests/data/candidates.
+
+All runs start together in one module fixture (each is its own worker process) so the suite stays
+fast on a busy machine; each test then checks one of them.
+"""
+import os
+import shutil
+
+import pytest
+
+from conftest import DATA, cand, checks, cli_many, task
+
+RELU = task("level1/1_ReLU.py")
+FAST = ["--device", "cpu", "--trials", "3", "--warmup", "1", "--repeat", "3"]
+
+
+def _cases(tmp):
+    # gru_explicit.py picks its return value from its file name: copy it under the task's name.
+    gru_hidden = os.path.join(tmp, "gru_explicit_hidden.py")
+    shutil.copy(cand("gru_explicit.py"), gru_hidden)
+    inproc = FAST + ["--in-process"]  # cases that cannot kill the process skip the child worker
+    return {
+        "correct": ["eval", RELU, cand("relu_correct.py")] + FAST,
+        "wrong": ["eval", RELU, cand("relu_wrong.py")] + inproc,
+        "shape": ["eval", RELU, cand("relu_shape.py")] + inproc,
+        "syntax": ["eval", RELU, cand("relu_syntax.py")] + inproc,
+        "import": ["eval", RELU, cand("relu_import_error.py")] + inproc,
+        "runtime": ["eval", RELU, cand("relu_runtime_error.py")] + inproc,
+        "oom": ["eval", RELU, cand("relu_oom.py")] + inproc,
+        "triton": ["eval", RELU, cand("triton_relu.py")] + inproc,
+        "segfault": ["eval", RELU, cand("relu_segfault.py")] + FAST,
+        "hang": ["eval", RELU, cand("relu_hang.py"), "--run-timeout", "5"] + FAST,
+        "cached": ["eval", RELU, cand("relu_cached.py")] + inproc,
+        "alias_input": ["eval", RELU, cand("relu_alias_input.py")] + inproc,
+        "empty_games": ["eval", task("relu_small.py"), cand("relu_aliasing.py")] + inproc,
+        "timer_patch": ["eval", RELU, cand("relu_timer_patch.py")] + inproc,
+        "thread": ["eval", RELU, cand("relu_thread.py"), "--plausible-speedup", "1e-6"] + inproc,
+        "bf16": ["eval", task("level1/3_Matmul.py"), cand("matmul_bf16.py"), "--atol", "1", "--rtol", "1"] + inproc,
+        "gru": ["eval", task("gru_small.py"), cand("gru_explicit.py")] + inproc,
+        "gru_hidden": ["eval", task("gru_hidden_small.py"), gru_hidden] + inproc,
+        "lstm": ["eval", task("lstm_small.py"), cand("lstm_explicit.py")] + inproc,
+    }
+
+
+@pytest.fixture(scope="module")
+def runs(torch_python, tmp_path_factory):
+    return cli_many(_cases(str(tmp_path_factory.mktemp("cands"))))
+
+
+def _status(runs, name):
+    rc, result, err = runs[name]
+    assert result is not None, "no JSON from %s; stderr:\n%s" % (name, err[-3000:])
+    return rc, result
+
+
+def test_correct_candidate(runs):
+    rc, r = _status(runs, "correct")
+    assert rc == 0 and r["status"] == "ok", r["reason"]
+    assert r["trials"] == 3 and r["max_abs_err"] == 0.0 and r["device"] == "cpu" and not r["on_gpu"]
+    assert r["candidate"]["samples"] == 3 and r["eager"]["samples"] == 3
+    assert "CPU" in r["reason"]
+    verdicts = checks(r)
+    assert set(verdicts) == {"integrity.cached_output", "integrity.input_mutation", "integrity.output_aliasing",
+                             "integrity.timer_patch", "integrity.threads", "integrity.side_stream",
+                             "integrity.precision", "integrity.implausible_speedup"}
+    assert all(v["outcome"] != "yes" for v in verdicts.values()), verdicts
+    assert verdicts["integrity.side_stream"]["outcome"] == "cannot_tell"  # CPU: no streams
+    assert r["profile_note"].startswith("not profiled")
+
+
+@pytest.mark.parametrize("name,status,words", [
+    ("wrong", "wrong_result", ["trial 0", "max abs err"]),
+    ("shape", "shape_mismatch", ["(16, 4096)", "(16, 100)"]),
+    ("syntax", "syntax_error", ["SyntaxError", "relu_syntax.py:8"]),
+    ("import", "syntax_error", ["kwb_no_such_module_anywhere"]),
+    ("runtime", "runtime_error", ["relu_runtime_error.py:10", "cannot be multiplied"]),
+    ("oom", "out_of_memory", ["allocate"]),
+    ("triton", "no_gpu", ["needs a CUDA GPU"]),
+    ("segfault", "crash", ["SIGSEGV"]),
+    ("hang", "run_timeout", ["run limit"]),
+])
+def test_failure_classes(runs, name, status, words):
+    rc, r = _status(runs, name)
+    assert r["status"] == status, r["reason"]
+    assert rc == 1
+    for w in words:
+        assert w in r["reason"], r["reason"]
+    assert "\n" not in r["reason"]
+
+
+def test_failing_trial_and_errors_reported(runs):
+    _, r = _status(runs, "wrong")
+    assert r["failing_trial"] == 0 and r["trials"] == 1 and r["max_abs_err"] > 1e-3 and r["mean_abs_err"] > 0
+
+
+def test_crash_result_carries_the_log_tail(runs):
+    _, r = _status(runs, "segfault")
+    assert "request cli: eval" in r["log_tail"]
+
+
+def test_integrity_cached_output(runs):
+    _, r = _status(runs, "cached")
+    assert r["status"] == "wrong_result" and r["failing_trial"] == 1
+    v = checks(r)["integrity.cached_output"]
+    assert v["outcome"] == "yes" and v["severity"] == "critical" and v["evidence"] and v["suggested_fix"]
+
+
+def test_integrity_input_mutation_and_output_aliasing_input(runs):
+    _, r = _status(runs, "alias_input")
+    assert r["status"] == "ok"  # the values are right; the in-place write into the input is what is flagged
+    assert checks(r)["integrity.input_mutation"]["outcome"] == "yes"
+    v = checks(r)["integrity.output_aliasing"]
+    assert v["outcome"] == "yes" and v["severity"] == "error" and "input 0" in v["summary"]
+
+
+def test_torch_empty_games_fail(runs):
+    # The freed reference output was overwritten with NaN, so unwritten memory is never "correct".
+    _, r = _status(runs, "empty_games")
+    assert r["status"] == "wrong_result"
+
+
+def test_integrity_timer_patch(runs):
+    _, r = _status(runs, "timer_patch")
+    v = checks(r)["integrity.timer_patch"]
+    assert v["outcome"] == "yes" and v["severity"] == "critical"
+    assert "time.perf_counter" in v["summary"] and "torch.cuda.Event" in v["summary"]
+    # the worker's own clock was taken before the patch: timings stay real
+    assert r["candidate"]["median_ms"] > 1e-4
+
+
+def test_integrity_threads_and_speedup_bound(runs):
+    _, r = _status(runs, "thread")
+    assert checks(r)["integrity.threads"]["outcome"] == "yes"
+    assert "kwb-test-background" in checks(r)["integrity.threads"]["evidence"][0]["text"]
+    v = checks(r)["integrity.implausible_speedup"]
+    assert v["outcome"] == "yes" and v["severity"] == "error" and "eager" in v["summary"]
+
+
+def test_integrity_precision_downgrade(runs):
+    _, r = _status(runs, "bf16")
+    assert r["status"] == "ok"  # passes the loose tolerance it was given...
+    v = checks(r)["integrity.precision"]
+    assert v["outcome"] == "yes", v  # ...but its error against fp64 gives the bf16 math away
+    assert r["max_abs_err_fp64"] > 1e-3
+
+
+@pytest.mark.parametrize("name", ["gru", "gru_hidden", "lstm"])
+def test_recurrent_explicit_gate_math_matches_seeded_reference(runs, name):
+    rc, r = _status(runs, name)
+    assert r["status"] == "ok", r["reason"]
+    assert r["max_abs_err"] < 1e-5 and r["max_abs_err_fp64"] < 1e-5
+    assert checks(r)["integrity.precision"]["outcome"] == "no"

@@ -1,0 +1,128 @@
+# SPDX-License-Identifier: MIT
+"""In-process unit tests of the worker's pure parts: output comparison, failure classification,
+request validation, statistics, the static GPU-need scan and the Nsight Compute CSV parser."""
+import os
+import sys
+
+import pytest
+
+from conftest import WORKER_DIR, cand, task
+
+sys.path.insert(0, WORKER_DIR)
+torch = pytest.importorskip("torch")
+
+from kwb_worker import cli, evaluate, failures, loader, profile, timing  # noqa: E402
+
+
+def test_compare_handles_tuples_nan_shapes_dtypes():
+    a = torch.arange(6.0).reshape(2, 3)
+    kind, m, mean, _ = evaluate.compare([a, a], evaluate.flatten((a.clone(), [a + 1e-6])), 1e-4, 1e-4)
+    assert kind == "ok" and m < 1e-5
+    kind, _, _, why = evaluate.compare([a], [a.double()], 1e-4, 1e-4)
+    assert kind == "shape" and "float32" in why and "float64" in why
+    kind, _, _, why = evaluate.compare([a], [a, a], 1e-4, 1e-4)
+    assert kind == "shape" and "expected 1 output(s), got 2" in why
+    b = a.clone()
+    b[0, 0] = float("nan")
+    kind, m, _, why = evaluate.compare([a], [b], 1e9, 1e9)  # NaN fails whatever the tolerance
+    assert kind == "wrong" and "NaN" in why
+    kind, m, _, why = evaluate.compare([a], [a + 1.0], 1e-4, 1e-4)
+    assert kind == "wrong" and abs(m - 1.0) < 1e-9
+
+
+class CompilationError(Exception):
+    pass
+
+
+CompilationError.__module__ = "triton.compiler.errors"
+
+
+@pytest.mark.parametrize("exc,phase,on_gpu,status", [
+    (RuntimeError("CUDA error: an illegal memory access was encountered"), "running", True, "crash"),
+    (RuntimeError("CUDA error: unspecified launch failure"), "running", True, "crash"),
+    (RuntimeError("CUDA error: device-side assert triggered"), "running", True, "crash"),
+    (RuntimeError("CUDA out of memory. Tried to allocate 2.00 GiB"), "running", True, "out_of_memory"),
+    (MemoryError(), "running", False, "out_of_memory"),
+    (CompilationError("at 12:4: AttributeError: module has no attribute 'tanh'"), "compiling", True, "compile_error"),
+    (RuntimeError("Error building extension 'gru_ext'"), "loading_candidate", True, "compile_error"),
+    (ModuleNotFoundError("No module named 'triton'", name="triton"), "loading_candidate", False, "no_gpu"),
+    (ModuleNotFoundError("No module named 'triton'", name="triton"), "loading_candidate", True, "syntax_error"),
+    (AssertionError("Torch not compiled with CUDA enabled"), "loading_candidate", False, "no_gpu"),
+    (ValueError("bad"), "running", False, "runtime_error"),
+])
+def test_classify(exc, phase, on_gpu, status):
+    assert failures.classify(exc, phase, on_gpu=on_gpu)[0] == status
+
+
+def test_validate_requests():
+    ok = {"v": 1, "op": "eval", "task_file": task("level1/1_ReLU.py"), "candidate_file": cand("relu_correct.py")}
+    assert cli._validate(ok) is None
+    assert "version" in cli._validate(dict(ok, v=2))
+    assert "not found" in cli._validate(dict(ok, candidate_file="/nonexistent.py"))
+    assert "missing task_file" in cli._validate({"v": 1, "op": "baseline"})
+
+
+def test_stats():
+    s = timing.stats([1.0, 2.0, 3.0, 10.0])
+    assert s["median_ms"] == 2.5 and s["min_ms"] == 1.0 and s["max_ms"] == 10.0 and s["samples"] == 4
+    assert abs(s["cv"] - s["std_ms"] / s["mean_ms"]) < 1e-12
+    assert timing.stats([])["samples"] == 0
+
+
+def test_gpu_needs_reads_code_not_comments():
+    assert loader.gpu_needs("import triton\n") == ["triton"]
+    assert loader.gpu_needs("# import triton\nx = 'from triton import jit'\n") == []
+    assert "load_inline" in loader.gpu_needs("from torch.utils.cpp_extension import load_inline\n")
+    assert loader.gpu_needs("y = x.cuda()\n") == [".cuda()"]
+
+
+NCU_CSV = '''==PROF== Connected to process 1234
+"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Section Name","Metric Name","Metric Unit","Metric Value"
+"0","1234","python3","127.0.0.1","relu_kernel","1","7","(128, 1, 1)","(64, 1, 1)","Command line profiler metrics","gpu__time_duration.sum","ns","2,000"
+"0","1234","python3","127.0.0.1","relu_kernel","1","7","(128, 1, 1)","(64, 1, 1)","Command line profiler metrics","launch__registers_per_thread","register/thread","16"
+"0","1234","python3","127.0.0.1","relu_kernel","1","7","(128, 1, 1)","(64, 1, 1)","Command line profiler metrics","sm__warps_active.avg.pct_of_peak_sustained_active","%","50"
+"0","1234","python3","127.0.0.1","relu_kernel","1","7","(128, 1, 1)","(64, 1, 1)","Command line profiler metrics","l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum","byte","64"
+"1","1234","python3","127.0.0.1","relu_kernel","1","7","(128, 1, 1)","(64, 1, 1)","Command line profiler metrics","gpu__time_duration.sum","ns","6000"
+"1","1234","python3","127.0.0.1","relu_kernel","1","7","(128, 1, 1)","(64, 1, 1)","Command line profiler metrics","launch__registers_per_thread","register/thread","32"
+"1","1234","python3","127.0.0.1","relu_kernel","1","7","(128, 1, 1)","(64, 1, 1)","Command line profiler metrics","sm__warps_active.avg.pct_of_peak_sustained_active","%","100"
+'''
+
+
+def test_parse_ncu_csv():
+    p = profile.parse_ncu_csv(NCU_CSV, calls=2)
+    assert p["kernel_launches"] == 1.0 and p["kernels_distinct"] == 1.0
+    assert abs(p["gpu_time_ms"] - 0.004) < 1e-12 and abs(p["max_kernel_ms"] - 0.006) < 1e-12
+    assert p["registers_per_thread"] == 32 and p["local_memory_bytes"] == 32
+    assert abs(p["achieved_occupancy_pct"] - 87.5) < 1e-9  # duration-weighted
+    with pytest.raises(ValueError):
+        profile.parse_ncu_csv("==ERROR== no kernels were profiled")
+
+
+def test_profile_note_without_gpu():
+    prof, note = profile.profile_candidate({"task_file": "t", "candidate_file": "c"}, on_gpu=False)
+    assert prof == {} and note == "not profiled: no GPU"
+
+
+def test_cuda_requested_without_gpu_is_no_gpu():
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+    with pytest.raises(failures.Failure) as e:
+        evaluate.resolve_device("cuda")
+    assert e.value.status == "no_gpu" and "needs a CUDA GPU" in e.value.reason
+
+
+def test_graph_baseline_wrapper_times_a_callable(monkeypatch):
+    # The CUDA capture itself needs a GPU (tests/gpu/gpu_eval_check.py); this checks the code around it.
+    out = torch.ones(3)
+    calls = []
+    monkeypatch.setattr(timing, "capture_graph", lambda model, inputs: (lambda: calls.append(1), out, object()))
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda *a: None)
+    ctx = evaluate._Ctx({"seed": 1}, lambda name: None)
+    ctx.ref_model = None
+    fn, why = evaluate._graph_baseline(ctx, [], [torch.ones(3)])
+    assert why is None and callable(fn)
+    fn()
+    assert len(calls) == 2  # one sanity replay, one timed call
+    monkeypatch.setattr(timing, "capture_graph", lambda model, inputs: (_ for _ in ()).throw(RuntimeError("no")))
+    fn, why = evaluate._graph_baseline(ctx, [], [])
+    assert fn is None and "RuntimeError: no" in why

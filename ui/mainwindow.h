@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "model/run.h"
+#include "pipeline/gate.h"
+#include "theme.h"
+
+#include <QMainWindow>
+#include <QPointer>
+
+class QAction;
+class QDockWidget;
+class QLabel;
+class QProgressBar;
+
+namespace kwb {
+
+class CandidateTreeModel;
+class CandidateTreeView;
+class CodeView;
+class ExchangeView;
+class GateBar;
+class RunLoader;
+class RunsDock;
+class VerdictsView;
+
+/// The workbench window: the candidate tree drives the code, verdicts and LLM-exchange views; the
+/// gate bar answers a waiting engine. Layout, column widths, theme and the last run are remembered
+/// (QSettings). Runs load off the UI thread. A live engine is attached with attachPipeline().
+class MainWindow : public QMainWindow
+{
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget *parent = nullptr);
+    ~MainWindow() override;
+
+    /// Opens a run directory asynchronously: runOpened() or runOpenFailed() follows. A failure shows
+    /// the store's error and leaves the window as it was.
+    void openRun(const QString &dir);
+    /// Opens the bundled demo run (resources/demo); false (with a message) when it is not installed.
+    bool openDemo();
+    /// The run directory on display (empty before the first run opened).
+    QString runDirectory() const { return m_runDir; }
+    /// The run as last loaded and updated since (empty before the first run opened).
+    const Run &run() const;
+    /// The last run opened in an earlier session (QSettings), or empty.
+    static QString lastRunDirectory();
+    /// Where the bundled demo run is, or empty (with `why`) when it is not there.
+    static QString demoRunDirectory(QString *why = nullptr);
+
+    /// Shows or hides the message boxes (tests and --screenshot runs turn them off; errors then go to
+    /// the status bar and the signals only).
+    void setInteractive(bool interactive) { m_interactive = interactive; }
+    void setTheme(theme::Theme t);
+    /// Every action with a shortcut (the help dialog lists these).
+    QList<QAction *> shortcutActions() const;
+
+    CandidateTreeModel *candidateModel() const { return m_model; }
+    CandidateTreeView *candidateView() const { return m_tree; }
+    CodeView *codeView() const { return m_code; }
+    VerdictsView *verdictsView() const { return m_verdicts; }
+    ExchangeView *exchangeView() const { return m_exchange; }
+    GateBar *gateBar() const { return m_gateBar; }
+    RunsDock *runsDock() const { return m_runs; }
+
+    /// Connects a live engine (core/pipeline's Pipeline, or anything with its signals and
+    /// submitDecision slot): candidates, LLM streams and gates flow in, gate decisions flow out.
+    /// A template so that kwb_ui does not have to link the pipeline library.
+    template<typename Pipeline>
+    void attachPipeline(Pipeline *p, const QString &runDir);
+
+public slots:
+    void selectCandidate(const QString &id);
+    // Live updates, from a running pipeline.
+    void onCandidateAdded(const kwb::Candidate &c);
+    void onCandidateUpdated(const kwb::Candidate &c);
+    void onExchangeStarted(const kwb::LlmExchange &x);
+    void onExchangeDelta(const QString &exchangeId, const QString &text);
+    void onExchangeFinished(const kwb::LlmExchange &x);
+    void onGateOpened(const kwb::pipeline::GateRequest &request);
+    void onRunFinished(kwb::RunState state);
+
+signals:
+    void runOpened(const QString &dir);
+    void runOpenFailed(const QString &dir, const QString &error);
+    /// The candidate every view shows (empty: none).
+    void candidateSelected(const QString &id);
+    void gateDecided(const kwb::pipeline::GateDecision &decision);
+
+protected:
+    void closeEvent(QCloseEvent *event) override;
+
+private:
+    void createViews();
+    void createDocks();
+    void createMenus();
+    void connectViews();
+    void restoreSettings();
+    void saveSettings() const;
+    QAction *addAction(QMenu *menu, const QString &text, const QKeySequence &key, const std::function<void()> &fn);
+
+    void onOpenRunDialog();
+    void onRunLoaded(const QString &dir, const Run &run, const QStringList &warnings, qint64 elapsedMs);
+    void onRunFailed(const QString &dir, const QString &error);
+    void onCandidateSelected(const QString &id);
+    void showCandidateDetails(const Candidate *c, bool reloadCode);
+    void showShortcuts();
+    void clickGate(pipeline::GateAction action);
+    void updateRunSummary();
+    void showError(const QString &title, const QString &text);
+
+    CandidateTreeModel *m_model = nullptr;
+    CandidateTreeView *m_tree = nullptr;
+    CodeView *m_code = nullptr;
+    VerdictsView *m_verdicts = nullptr;
+    ExchangeView *m_exchange = nullptr;
+    GateBar *m_gateBar = nullptr;
+    RunsDock *m_runs = nullptr;
+    RunLoader *m_loader = nullptr;
+    QList<QDockWidget *> m_docks;
+    QList<QAction *> m_actions;
+    QHash<int, QAction *> m_gateActions;
+    QAction *m_darkAction = nullptr;
+    QLabel *m_summary = nullptr;
+    QProgressBar *m_progress = nullptr;
+    QString m_runDir;
+    QString m_selected;
+    bool m_interactive = true;
+};
+
+template<typename Pipeline>
+void MainWindow::attachPipeline(Pipeline *p, const QString &runDir)
+{
+    m_runDir = runDir;
+    onRunLoaded(runDir, p->run(), {}, 0);
+    connect(p, &Pipeline::candidateAdded, this, &MainWindow::onCandidateAdded);
+    connect(p, &Pipeline::candidateUpdated, this, &MainWindow::onCandidateUpdated);
+    connect(p, &Pipeline::exchangeStarted, this, &MainWindow::onExchangeStarted);
+    connect(p, &Pipeline::exchangeDelta, this, &MainWindow::onExchangeDelta);
+    connect(p, &Pipeline::exchangeFinished, this, &MainWindow::onExchangeFinished);
+    connect(p, &Pipeline::gateOpened, this, &MainWindow::onGateOpened);
+    connect(p, &Pipeline::finished, this, &MainWindow::onRunFinished);
+    QPointer<Pipeline> guard(p);
+    connect(this, &MainWindow::gateDecided, p, [guard](const pipeline::GateDecision &d) {
+        if (guard)
+            guard->submitDecision(d);
+    });
+}
+
+} // namespace kwb
