@@ -51,6 +51,12 @@ QString speedupText(double s)
     return std::isfinite(s) ? QStringLiteral("%1×").arg(s, 0, 'f', s < 10 ? 2 : 1) : QString();
 }
 
+// Four significant digits read well from 0.01 ms kernels to 100 ms baselines.
+int latencyDecimals(double ms)
+{
+    return ms < 1 ? 4 : ms < 10 ? 3 : ms < 100 ? 2 : 1;
+}
+
 QVariant numberOrNothing(double d)
 {
     return std::isfinite(d) ? QVariant(d) : QVariant();
@@ -266,8 +272,9 @@ QVariant CandidateTreeModel::displayData(const Candidate &c, int node, int colum
 {
     switch (column) {
     case NameColumn:
-        return c.label.isEmpty() ? QStringLiteral("%1  %2").arg(c.id, kindText(c))
-                                 : QStringLiteral("%1  %2 · %3").arg(c.id, kindText(c), c.label);
+        return c.label.isEmpty() ? c.id : QStringLiteral("%1  %2").arg(c.id, c.label);
+    case KindColumn:
+        return kindText(c);
     case StatusColumn: {
         const QString s = icons::statusText(c);
         return c.id == m_bestId ? QStringLiteral("★ best, ") + s : s;
@@ -281,8 +288,9 @@ QVariant CandidateTreeModel::displayData(const Candidate &c, int node, int colum
         if (!std::isfinite(m))
             return QString();
         const double sd = c.eval->candidate.stdMs;
-        return std::isfinite(sd) ? QStringLiteral("%1 ± %2 ms").arg(m, 0, 'f', 3).arg(sd, 0, 'f', 3)
-                                 : QStringLiteral("%1 ms").arg(m, 0, 'f', 3);
+        const int decimals = latencyDecimals(m);
+        return std::isfinite(sd) ? QStringLiteral("%1 ± %2").arg(m, 0, 'f', decimals).arg(sd, 0, 'f', decimals)
+                                 : QString::number(m, 'f', decimals);
     }
     case DeltaColumn: {
         const double d = deltaVsParent(node);
@@ -301,6 +309,8 @@ QVariant CandidateTreeModel::sortData(const Candidate &c, int node, int column) 
     switch (column) {
     case NameColumn:
         return node; // creation order: the tree reads as the run unfolded
+    case KindColumn:
+        return int(c.kind);
     case StatusColumn:
         return int(icons::badgeOf(c));
     case ScoreEagerColumn:
@@ -364,6 +374,8 @@ QVariant CandidateTreeModel::headerData(int section, Qt::Orientation orientation
         switch (section) {
         case NameColumn:
             return tr("Candidate");
+        case KindColumn:
+            return tr("Kind");
         case StatusColumn:
             return tr("Status");
         case ScoreEagerColumn:
@@ -371,7 +383,7 @@ QVariant CandidateTreeModel::headerData(int section, Qt::Orientation orientation
         case ScoreGraphColumn:
             return tr("× graph");
         case LatencyColumn:
-            return tr("Median latency");
+            return tr("Median ms");
         case DeltaColumn:
             return tr("Δ parent");
         case TokensColumn:
@@ -385,7 +397,7 @@ QVariant CandidateTreeModel::headerData(int section, Qt::Orientation orientation
         case ScoreGraphColumn:
             return tr("Speedup against the same eager call captured in a CUDA graph");
         case LatencyColumn:
-            return tr("Median latency ± standard deviation over the timed trials");
+            return tr("Median latency ± standard deviation over the timed trials, in milliseconds");
         case DeltaColumn:
             return tr("Change of median latency against the parent candidate (negative is faster)");
         case TokensColumn:

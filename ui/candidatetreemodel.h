@@ -16,7 +16,7 @@ class CandidateTreeModel : public QAbstractItemModel
 {
     Q_OBJECT
 public:
-    enum Column { NameColumn, StatusColumn, ScoreEagerColumn, ScoreGraphColumn, LatencyColumn, DeltaColumn,
+    enum Column { NameColumn, KindColumn, StatusColumn, ScoreEagerColumn, ScoreGraphColumn, LatencyColumn, DeltaColumn,
                   TokensColumn, ColumnCount };
     enum Role {
         CandidateIdRole = Qt::UserRole + 1, ///< QString: the candidate's id

@@ -11,10 +11,35 @@
 
 namespace kwb {
 
+namespace {
+/// Sorts with the model's SortRole and keeps rows without a value (failed, not yet timed) at the
+/// bottom in both directions: a person sorting by score wants the numbers first.
+class CandidateProxyModel : public QSortFilterProxyModel
+{
+public:
+    using QSortFilterProxyModel::QSortFilterProxyModel;
+
+protected:
+    bool lessThan(const QModelIndex &left, const QModelIndex &right) const override
+    {
+        const QVariant l = left.data(sortRole());
+        const QVariant r = right.data(sortRole());
+        if (!l.isValid() || !r.isValid()) {
+            if (l.isValid() == r.isValid())
+                return false;
+            // Ascending: a value sorts before "none". Descending sorts by lessThan(right, left),
+            // so there "none" must compare as the smallest to end up last.
+            return sortOrder() == Qt::AscendingOrder ? l.isValid() : !l.isValid();
+        }
+        return QSortFilterProxyModel::lessThan(left, right);
+    }
+};
+} // namespace
+
 CandidateTreeView::CandidateTreeView(CandidateTreeModel *model, QWidget *parent)
     : QWidget(parent)
     , m_model(model)
-    , m_proxy(new QSortFilterProxyModel(this))
+    , m_proxy(new CandidateProxyModel(this))
     , m_filter(new QLineEdit(this))
     , m_tree(new QTreeView(this))
 {
@@ -38,13 +63,12 @@ CandidateTreeView::CandidateTreeView(CandidateTreeModel *model, QWidget *parent)
     m_tree->setUniformRowHeights(true); // lets a 2,000-row tree lay out without measuring every row
     m_tree->setAlternatingRowColors(true);
     m_tree->header()->setStretchLastSection(false);
-    m_tree->setColumnWidth(CandidateTreeModel::NameColumn, 260);
-    m_tree->setColumnWidth(CandidateTreeModel::StatusColumn, 150);
-    m_tree->setColumnWidth(CandidateTreeModel::ScoreEagerColumn, 70);
-    m_tree->setColumnWidth(CandidateTreeModel::ScoreGraphColumn, 70);
-    m_tree->setColumnWidth(CandidateTreeModel::LatencyColumn, 140);
-    m_tree->setColumnWidth(CandidateTreeModel::DeltaColumn, 75);
-    m_tree->setColumnWidth(CandidateTreeModel::TokensColumn, 70);
+    const QList<QPair<int, int>> widths{{CandidateTreeModel::NameColumn, 200}, {CandidateTreeModel::KindColumn, 85},
+                                        {CandidateTreeModel::StatusColumn, 120}, {CandidateTreeModel::ScoreEagerColumn, 58},
+                                        {CandidateTreeModel::ScoreGraphColumn, 58}, {CandidateTreeModel::LatencyColumn, 100},
+                                        {CandidateTreeModel::DeltaColumn, 62}, {CandidateTreeModel::TokensColumn, 60}};
+    for (const auto &[column, width] : widths)
+        m_tree->setColumnWidth(column, width);
 
     connect(m_tree->selectionModel(), &QItemSelectionModel::currentChanged, this,
             &CandidateTreeView::onCurrentChanged);

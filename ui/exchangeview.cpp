@@ -63,7 +63,8 @@ ExchangeView::ExchangeView(QWidget *parent)
     m_followLive->setChecked(true);
     m_followLive->setToolTip(tr("Show each LLM call as it starts and stream its answer"));
     m_info->setTextFormat(Qt::PlainText);
-    m_info->setWordWrap(true);
+    // Two fixed lines, no word wrap: a wrapping label in a dock gets squeezed and clipped.
+    m_info->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Minimum);
     m_tabs->addTab(m_prompt, tr("Prompt"));
     m_tabs->addTab(m_response, tr("Response"));
     m_tabs->addTab(m_reasoning, tr("Reasoning"));
@@ -95,7 +96,6 @@ void ExchangeView::showExchanges(const QList<LlmExchange> &exchanges)
     m_picker->clear();
     for (const auto &x : exchanges)
         m_picker->addItem(pickerText(x), x.id);
-    m_picker->setEnabled(exchanges.size() > 1);
     // The last call is the one that produced the code; earlier ones are the analysis or the seed.
     m_picker->setCurrentIndex(int(exchanges.size()) - 1);
     display(int(exchanges.size()) - 1);
@@ -165,15 +165,17 @@ void ExchangeView::updateInfo()
         return;
     const LlmExchange &x = m_shown[m_current];
     const QLocale loc;
-    QString info = tr("%1 / %2  ·  %3 in + %4 out tokens%5  ·  $%6  ·  %7 s")
-                       .arg(x.provider.isEmpty() ? tr("provider?") : x.provider,
-                            x.model.isEmpty() ? tr("model?") : x.model, loc.toString(x.inputTokens),
-                            loc.toString(x.outputTokens), x.tokensEstimated ? tr(" (estimated)") : QString())
-                       .arg(x.costUsd, 0, 'f', 4)
-                       .arg(x.durationMs / 1000.0, 0, 'f', 1);
+    QString first = tr("%1 / %2").arg(x.provider.isEmpty() ? tr("provider?") : x.provider,
+                                      x.model.isEmpty() ? tr("model?") : x.model);
     if (x.startedAt.isValid())
-        info += QStringLiteral("  ·  ") + x.startedAt.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
-    m_info->setText(info);
+        first += QStringLiteral("  ·  ") + x.startedAt.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
+    const QString second = tr("%1 in + %2 out tokens%3  ·  $%4  ·  %5 s")
+                               .arg(loc.toString(x.inputTokens), loc.toString(x.outputTokens),
+                                    x.tokensEstimated ? tr(" (estimated)") : QString())
+                               .arg(x.costUsd, 0, 'f', 4)
+                               .arg(x.durationMs / 1000.0, 0, 'f', 1);
+    m_info->setText(first + QLatin1Char('\n') + second);
+    m_info->setToolTip(m_info->text());
 }
 
 void ExchangeView::onExchangeStarted(const LlmExchange &x)

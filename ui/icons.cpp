@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "icons.h"
 
+#include <QFile>
 #include <QHash>
 #include <QPainter>
 #include <QPainterPath>
@@ -44,8 +45,8 @@ QString statusText(const Candidate &c)
         return QStringLiteral("no result");
     if (c.eval->correct()) {
         if (c.hasIntegrityViolation())
-            return c.overrideReason.isEmpty() ? QStringLiteral("correct, integrity violation")
-                                              : QStringLiteral("correct (override)");
+            return c.overrideReason.isEmpty() ? QStringLiteral("integrity violation")
+                                              : QStringLiteral("correct (overridden)");
         return QStringLiteral("correct");
     }
     return toName(c.eval->status).replace(QLatin1Char('_'), QLatin1Char(' '));
@@ -180,9 +181,10 @@ QIcon verdictIcon(const Verdict &v)
 
 QIcon appIcon()
 {
-    QIcon fromResource(QStringLiteral(":/icons/kernel-workbench.svg"));
-    if (!fromResource.isNull() && !fromResource.availableSizes().isEmpty())
-        return fromResource;
+    // The executable carries the SVG (resources/kernel-workbench.qrc); libraries and tests paint one.
+    const QString svg = QStringLiteral(":/icons/kernel-workbench.svg");
+    if (QFile::exists(svg))
+        return QIcon(svg);
     QPixmap pm(64, 64);
     pm.fill(Qt::transparent);
     QPainter p(&pm);

@@ -108,9 +108,9 @@ void MainWindow::createDocks()
     splitDockWidget(runs, cands, Qt::Vertical);
     splitDockWidget(verdicts, llm, Qt::Vertical);
     // First-start proportions; restoreState() replaces them once the user has arranged the docks.
-    resizeDocks({runs, cands}, {220, 700}, Qt::Vertical);
-    resizeDocks({cands, verdicts}, {700, 440}, Qt::Horizontal);
-    resizeDocks({verdicts, llm}, {300, 600}, Qt::Vertical);
+    resizeDocks({runs, cands}, {260, 700}, Qt::Vertical);
+    resizeDocks({cands, verdicts}, {760, 420}, Qt::Horizontal);
+    resizeDocks({verdicts, llm}, {320, 600}, Qt::Vertical);
 }
 
 QAction *MainWindow::addAction(QMenu *menu, const QString &text, const QKeySequence &key,

@@ -406,8 +406,14 @@ void Evaluator::onWorkerEvent(const QJsonObject &ev)
             m_cache->store(job.cacheKey, r);
         finishJob(r);
     } else if (kind == QLatin1String("error")) {
-        finishJob(failure(EvalStatus::InternalError,
-                          QStringLiteral("worker protocol error: ") + ev.value(QStringLiteral("message")).toString()));
+        const QString message = ev.value(QStringLiteral("message")).toString();
+        if (job.stage == Job::Starting)
+            finishJob(failure(EvalStatus::InternalError,
+                              QStringLiteral("the worker could not start with %1: %2 (choose an interpreter that has "
+                                             "torch: --python, the setting, or KWB_PYTHON)")
+                                  .arg(job.python, message)));
+        else
+            finishJob(failure(EvalStatus::InternalError, QStringLiteral("worker protocol error: ") + message));
     }
 }
 

@@ -21,6 +21,8 @@ struct ChatRequest {
 
 /// One call in flight. Emits deltas while the answer streams, `retrying` before a new attempt
 /// (the streamed text then starts over), and `finished` exactly once, also after cancel().
+/// Nothing is emitted before the event loop runs, so connect right after send(). A call that is
+/// destroyed (or whose provider is) emits nothing more; delete it with deleteLater() from a slot.
 class LlmCall : public QObject
 {
     Q_OBJECT
@@ -40,6 +42,8 @@ public:
 Q_SIGNALS:
     void delta(const QString &text); ///< answer text as it streams
     void reasoningDelta(const QString &text); ///< reasoning text (DeepSeek reasoning_content), kept apart
+    /// A new attempt (number `attempt`, 2 for the first retry) starts in `delayMs`; text streamed so
+    /// far is void and will be sent again.
     void retrying(int attempt, int delayMs, const QString &why);
     void finished(const kwb::LlmExchange &exchange); ///< exchange.error is empty on success
 

@@ -17,8 +17,9 @@ struct Cassette {
     QList<LlmExchange> exchanges;
 };
 
-/// Reads a cassette file, or a run directory (its cassette.json, exchanges.jsonl, or
-/// exchanges/*.json / llm/*.json files holding one LlmExchange each, in name order).
+/// Reads a cassette file, or a run directory: its cassette.json, else exchanges.jsonl, else
+/// exchanges/*.json or llm/*.json (the run store's llm/<xid>.json) holding one LlmExchange each,
+/// in name order. A run directory's run.json, when present, becomes metadata["run"].
 std::optional<Cassette> loadCassette(const QString &path, QString *error = nullptr);
 bool saveCassette(const Cassette &cassette, const QString &file, QString *error = nullptr);
 

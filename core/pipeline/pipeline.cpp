@@ -1058,6 +1058,8 @@ QHash<QString, QString> Pipeline::commonVars() const
         v.insert(QStringLiteral("graph_ms"), QStringLiteral("n/a"));
     }
     v.insert(QStringLiteral("baseline_ms"), v.value(QStringLiteral("eager_ms")));
+    v.insert(QStringLiteral("eager_latency_ms"), v.value(QStringLiteral("eager_ms")));
+    v.insert(QStringLiteral("graph_latency_ms"), v.value(QStringLiteral("graph_ms")));
     return v;
 }
 
@@ -1088,8 +1090,13 @@ QHash<QString, QString> Pipeline::candidateVars(const Candidate &c) const
             prof << QStringLiteral("%1: %2").arg(it.key()).arg(it.value());
         v.insert(QStringLiteral("profile"), prof.isEmpty() ? (r.profileNote.isEmpty() ? QStringLiteral("not profiled") : r.profileNote)
                                                            : prof.join(QLatin1Char('\n')));
+        v.insert(QStringLiteral("profile_metrics"), v.value(QStringLiteral("profile")));
+        v.insert(QStringLiteral("current_latency_ms"), v.value(QStringLiteral("latency_ms")));
+        v.insert(QStringLiteral("eager_latency_ms"), v.value(QStringLiteral("eager_ms")));
+        v.insert(QStringLiteral("graph_latency_ms"), v.value(QStringLiteral("graph_ms")));
     } else {
-        for (const char *k : {"status", "error_summary", "error_log", "latency_ms", "speedup", "max_abs_err", "profile"})
+        for (const char *k : {"status", "error_summary", "error_log", "latency_ms", "speedup", "max_abs_err", "profile",
+                              "profile_metrics", "current_latency_ms"})
             v.insert(QString::fromLatin1(k), QStringLiteral("n/a"));
     }
     return v;
@@ -1097,17 +1104,18 @@ QHash<QString, QString> Pipeline::candidateVars(const Candidate &c) const
 
 QString Pipeline::errorHistory(const QString &candidateId) const
 {
-    // The chain up to the generated root, oldest first: what was tried and how it failed.
+    // The chain up to the generated root, oldest first: what was tried before and how it failed
+    // (the current failure is the prompt's error log).
     QStringList items;
     const Candidate *c = run().candidate(candidateId);
     while (c) {
-        if (c->eval && !c->eval->correct())
+        if (c->id != candidateId && c->eval && !c->eval->correct())
             items.prepend(QStringLiteral("- %1 (%2): %3: %4").arg(c->id, c->label, toName(c->eval->status), c->eval->reason));
         if (c->kind != CandidateKind::Repair && c->kind != CandidateKind::ManualEdit && c->kind != CandidateKind::Reprompt)
             break;
         c = run().candidate(c->parentId);
     }
-    return items.isEmpty() ? QStringLiteral("(none)") : items.join(QLatin1Char('\n'));
+    return items.join(QLatin1Char('\n'));
 }
 
 const Candidate *Pipeline::byLabel(const QString &label) const

@@ -280,7 +280,8 @@ QString normalizedComplexity(const QString &s)
 QString normalizedOutputRequirement(const QString &s)
 {
     const QString l = s.toLower();
-    if (l.contains(QLatin1String("final")) || l.contains(QLatin1String("hidden")) || l.contains(QLatin1String("last")))
+    if (l.contains(QLatin1String("final")) || l.contains(QLatin1String("hidden")) || l.contains(QLatin1String("last"))
+        || l.contains(QLatin1String("h_n")))
         return QStringLiteral("final_hidden_only");
     if (l.contains(QLatin1String("full")) || l.contains(QLatin1String("sequence")))
         return QStringLiteral("full_sequence");

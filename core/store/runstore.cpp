@@ -128,6 +128,21 @@ qint64 quickSeq(QByteArrayView line)
     return i > start && i < line.size() && line[i] == ',' ? v : -1;
 }
 
+/// An exchange without its (large) bodies: what events.jsonl and run.json hold.
+QJsonObject exchangeHeader(const LlmExchange &x)
+{
+    QJsonObject o = json::toJson(x);
+    o.remove(QStringLiteral("messages"));
+    o.remove(QStringLiteral("response"));
+    o.remove(QStringLiteral("reasoning"));
+    return o;
+}
+
+QString exchangePath(const QString &runDir, const QString &id)
+{
+    return QStringLiteral("%1/llm/%2.json").arg(runDir, id);
+}
+
 QString newerSchemaError(const QString &dir, int version)
 {
     return QStringLiteral("run %1 has schema version %2, newer than this build supports (%3); "
@@ -405,13 +420,58 @@ private:
 
 } // namespace
 
-std::optional<Run> openRun(const QString &dir, QString *error, QStringList *warnings)
+std::optional<LlmExchange> readExchange(const QString &runDir, const QString &id, QString *error)
+{
+    if (!isSafeId(id)) {
+        setError(error, QStringLiteral("invalid exchange id \"%1\"").arg(id));
+        return std::nullopt;
+    }
+    const QString path = exchangePath(runDir, id);
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) {
+        setError(error, QStringLiteral("cannot read %1: %2").arg(path, f.errorString()));
+        return std::nullopt;
+    }
+    const QByteArray data = f.readAll();
+    QJsonParseError pe;
+    const QJsonDocument doc = QJsonDocument::fromJson(data, &pe);
+    if (pe.error != QJsonParseError::NoError || !doc.isObject()) {
+        setError(error, QStringLiteral("damaged JSON in %1 line %2: %3")
+                            .arg(path)
+                            .arg(lineOfOffset(data, pe.offset))
+                            .arg(pe.error != QJsonParseError::NoError ? pe.errorString() : QStringLiteral("not an object")));
+        return std::nullopt;
+    }
+    return json::exchangeFromJson(doc.object());
+}
+
+/// Fills messages, response and reasoning from llm/<id>.json; a missing body is a warning.
+static void loadExchangeBodies(const QString &dir, Run &run, QStringList &warnings)
+{
+    for (auto &x : run.exchanges) {
+        if (!x.messages.isEmpty() || !x.response.isEmpty())
+            continue; // a hand-made run.json may hold them inline
+        QString err;
+        const auto whole = readExchange(dir, x.id, &err);
+        if (!whole) {
+            warnings << QStringLiteral("prompt and response of %1 are not available: %2").arg(x.id, err);
+            continue;
+        }
+        x.messages = whole->messages;
+        x.response = whole->response;
+        x.reasoning = whole->reasoning;
+    }
+}
+
+std::optional<Run> openRun(const QString &dir, QString *error, QStringList *warnings, OpenOptions options)
 {
     Loader loader(QDir::cleanPath(dir));
     if (!loader.load()) {
         setError(error, loader.error);
         return std::nullopt;
     }
+    if (options.exchangeBodies)
+        loadExchangeBodies(QDir::cleanPath(dir), loader.run, loader.warnings);
     if (warnings)
         *warnings = loader.warnings;
     return std::move(loader.run);
@@ -551,6 +611,7 @@ std::unique_ptr<RunWriter> RunWriter::resume(const QString &runDir, QString *err
         setError(error, loader.error);
         return nullptr;
     }
+    loadExchangeBodies(dir, loader.run, loader.warnings);
     w->m_run = std::move(loader.run);
     w->m_warnings = loader.warnings;
     w->m_seq = loader.lastSeq;
@@ -573,8 +634,15 @@ std::unique_ptr<RunWriter> RunWriter::resume(const QString &runDir, QString *err
                                  {{"schema_version", kSchemaVersion}, {"info", json::toJson(w->m_run.info)}});
         for (const auto &c : std::as_const(w->m_run.candidates))
             ok = ok && w->appendEvent(QStringLiteral("candidate_added"), json::toJson(c));
-        for (const auto &x : std::as_const(w->m_run.exchanges))
-            ok = ok && w->appendEvent(QStringLiteral("exchange_added"), json::toJson(x));
+        for (const auto &x : std::as_const(w->m_run.exchanges)) {
+            QString err;
+            if (!QFileInfo::exists(exchangePath(dir, x.id))
+                && !writeAtomically(exchangePath(dir, x.id), QJsonDocument(json::toJson(x)).toJson(), &err)) {
+                setError(error, err);
+                return nullptr;
+            }
+            ok = ok && w->appendEvent(QStringLiteral("exchange_added"), exchangeHeader(x));
+        }
         for (const auto &g : std::as_const(w->m_run.gates))
             ok = ok && w->appendEvent(QStringLiteral("gate_recorded"), json::toJson(g));
         if (!ok) {
@@ -643,17 +711,18 @@ bool RunWriter::appendEvent(const QString &type, const QJsonObject &data)
 
 void RunWriter::maybeSnapshot()
 {
-    if (m_sinceSnapshot.elapsed() >= kSnapshotIntervalMs)
+    // The log is the truth; the snapshot only speeds up opening. Keep it to ~5% of the writer's time.
+    if (m_sinceSnapshot.elapsed() >= std::max(kSnapshotIntervalMs, 20 * m_snapshotCostMs))
         writeSnapshot();
 }
 
-QJsonObject runToJson(const Run &run)
+QJsonObject runToJson(const Run &run, bool exchangeBodies)
 {
     QJsonArray cs, xs, gs;
     for (const auto &c : run.candidates)
         cs.append(json::toJson(c));
     for (const auto &x : run.exchanges)
-        xs.append(json::toJson(x));
+        xs.append(exchangeBodies ? json::toJson(x) : exchangeHeader(x));
     for (const auto &g : run.gates)
         gs.append(json::toJson(g));
     return {{"schema_version", kSchemaVersion},
@@ -665,11 +734,16 @@ QJsonObject runToJson(const Run &run)
 
 bool RunWriter::writeSnapshot()
 {
-    QJsonObject o = runToJson(m_run);
+    QElapsedTimer cost;
+    cost.start();
+    QJsonObject o = runToJson(m_run, false);
     o.insert("last_seq", m_seq);
     QString err;
+    // Compact: a 2,000-candidate run is tens of MB, and people read it through `kwb show --json`.
+    const bool ok = writeAtomically(m_dir + u'/' + kSnapshot, QJsonDocument(o).toJson(QJsonDocument::Compact), &err);
+    m_snapshotCostMs = cost.elapsed();
     m_sinceSnapshot.restart();
-    if (!writeAtomically(m_dir + u'/' + kSnapshot, QJsonDocument(o).toJson(QJsonDocument::Indented), &err))
+    if (!ok)
         return fail(err);
     m_snapshotSeq = m_seq;
     return true;
@@ -747,11 +821,10 @@ bool RunWriter::addExchange(const LlmExchange &xin)
         return fail(QStringLiteral("invalid exchange id \"%1\"").arg(x.id));
     if (m_run.exchange(x.id))
         return fail(QStringLiteral("exchange %1 already exists in %2").arg(x.id, m_dir));
-    const QJsonObject o = json::toJson(x);
     QString err;
-    if (!writeAtomically(QStringLiteral("%1/llm/%2.json").arg(m_dir, x.id), QJsonDocument(o).toJson(), &err))
+    if (!writeAtomically(exchangePath(m_dir, x.id), QJsonDocument(json::toJson(x)).toJson(), &err))
         return fail(err);
-    if (!appendEvent(QStringLiteral("exchange_added"), o))
+    if (!appendEvent(QStringLiteral("exchange_added"), exchangeHeader(x)))
         return false;
     static const QRegularExpression num(QStringLiteral("^x(\\d+)$"));
     if (const auto m = num.match(x.id); m.hasMatch())
@@ -767,11 +840,10 @@ bool RunWriter::updateExchange(const LlmExchange &x)
                            [&](const LlmExchange &e) { return e.id == x.id; });
     if (it == m_run.exchanges.end())
         return fail(QStringLiteral("no exchange %1 in %2").arg(x.id, m_dir));
-    const QJsonObject o = json::toJson(x);
     QString err;
-    if (!writeAtomically(QStringLiteral("%1/llm/%2.json").arg(m_dir, x.id), QJsonDocument(o).toJson(), &err))
+    if (!writeAtomically(exchangePath(m_dir, x.id), QJsonDocument(json::toJson(x)).toJson(), &err))
         return fail(err);
-    if (!appendEvent(QStringLiteral("exchange_updated"), o))
+    if (!appendEvent(QStringLiteral("exchange_updated"), exchangeHeader(x)))
         return false;
     *it = x;
     maybeSnapshot();

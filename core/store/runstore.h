@@ -22,10 +22,22 @@ namespace kwb::store {
 /// The newest run-directory schema this build reads and the one it writes.
 inline constexpr int kSchemaVersion = 1;
 
+/// How much of a run openRun reads.
+struct OpenOptions {
+    /// Read each LLM exchange's messages, response and reasoning from llm/<xid>.json. Without
+    /// them, exchanges carry only their header (call type, tokens, cost, times, error); a viewer
+    /// that opens big runs fast passes false and calls readExchange() for the one it shows.
+    bool exchangeBodies = true;
+};
+
 /// Opens a run directory (also one still being written, or one killed mid-run). Returns nullopt
 /// with a clear `error` for: not a directory, not a run, a newer schema, damaged JSON (file and
 /// line). A truncated last event line is not an error: it is ignored and described in `warnings`.
-std::optional<Run> openRun(const QString &dir, QString *error = nullptr, QStringList *warnings = nullptr);
+std::optional<Run> openRun(const QString &dir, QString *error = nullptr, QStringList *warnings = nullptr,
+                           OpenOptions options = {});
+
+/// One LLM exchange, whole (from llm/<id>.json); nullopt with `error` when missing or damaged.
+std::optional<LlmExchange> readExchange(const QString &runDir, const QString &id, QString *error = nullptr);
 
 /// The candidate's kernel source (c.codeFile, relative to runDir); empty when missing.
 QString readCode(const QString &runDir, const Candidate &c);
@@ -37,8 +49,8 @@ bool isRunDirectory(const QString &dir);
 QStringList listRuns(const QString &runsDir);
 
 /// The whole run as JSON, in run.json's shape ({schema_version, info, candidates, exchanges, gates});
-/// what `kwb show --json` prints.
-QJsonObject runToJson(const Run &run);
+/// what `kwb show --json` prints. run.json itself is written without the exchange bodies.
+QJsonObject runToJson(const Run &run, bool exchangeBodies = true);
 
 /// The directory name a new run gets, before any uniqueness suffix:
 /// "<yyyyMMdd-HHmmss>_<task>_<provider>" (local time; task and provider made file-name safe).
@@ -46,7 +58,8 @@ QString runDirectoryName(const QDateTime &created, const QString &task, const QS
 
 /// The one live writer of a run. Each call is durable when it returns (its event is written and
 /// fsync'd; files it refers to are written atomically before it). Not thread-safe: use it from one
-/// thread. run.json is rewritten at most every ~2 s and when the writer is destroyed.
+/// thread. run.json is rewritten at most every ~2 s (less often when it is big: at most ~5% of the
+/// time goes to it) and when the writer is destroyed.
 class RunWriter {
 public:
     /// Creates runsDir/<name>/ (unique even for two runs started in the same second: "-2", "-3" ...)
@@ -72,7 +85,8 @@ public:
     /// Replaces the recorded candidate with the same id (status, eval, verdicts, note, override);
     /// an eval is also written to evals/<id>.json.
     bool updateCandidate(const Candidate &c);
-    bool addExchange(const LlmExchange &x); ///< also written whole to llm/<id>.json
+    /// Writes the exchange whole to llm/<id>.json and records its header (no bodies) as an event.
+    bool addExchange(const LlmExchange &x);
     bool updateExchange(const LlmExchange &x);
     bool addGate(const GateRecord &g);
     bool updateInfo(const RunInfo &info); ///< schemaVersion and id are kept as recorded
@@ -102,6 +116,7 @@ private:
     int m_nextCandidate = 1;
     int m_nextExchange = 1;
     QElapsedTimer m_sinceSnapshot;
+    qint64 m_snapshotCostMs = 0; ///< how long the last run.json took: big runs snapshot less often
     QString m_lastError;
     QStringList m_warnings;
 };

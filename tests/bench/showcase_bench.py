@@ -29,35 +29,24 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 TASKS = ["39_GRU", "41_GRUBidirectional", "37_LSTMCn", "40_GRUHidden", "42_GRUBidirectionalHidden",
          "36_LSTMHn", "35_LSTM", "38_LSTMBidirectional"]
 
-# Configurations swept with --variants: name -> _CFG overrides. v2 paths (tagged h exchange):
-# "wave2" (all layers in one launch, S slices per layer, W warps), "layer2" (one launch per layer,
-# one batch row x S slices per program); "v1" = the barrier kernels (G groups x S slices).
+# Configurations swept with --variants: name -> _CFG overrides, (S hidden slices per batch row,
+# W warps per program); "default" is the candidate's own _CFG.
 VARIANTS = {
     "gru_uni": {
-        "wave2_s16_w8": {"mode_uni": "wave2", "gru_wave2": (16, 8)},
-        "wave2_s16_w16": {"mode_uni": "wave2", "gru_wave2": (16, 16)},
-        "wave2_s16_w4": {"mode_uni": "wave2", "gru_wave2": (16, 4)},
-        "wave2_s8_w16": {"mode_uni": "wave2", "gru_wave2": (8, 16)},
-        "layer2_s8_w8": {"mode_uni": "layer2", "gru_uni2": (8, 8)},
-        "layer2_s8_w4": {"mode_uni": "layer2", "gru_uni2": (8, 4)},
-        "v1_layer_10x8_w8": {"mode_uni": "v1", "wavefront": False, "gru_uni": (10, 8, 8)},
+        "row_s8_w4": {"gru_uni": (8, 4)},
+        "row_s8_w16": {"gru_uni": (8, 16)},
+        "row_s4_w16": {"gru_uni": (4, 16)},
     },
     "gru_bi": {
-        "layer2_s4_w16": {"mode_bi": "layer2", "gru_bi2": (4, 16)},
-        "layer2_s4_w8": {"mode_bi": "layer2", "gru_bi2": (4, 8)},
-        "v1_layer_10x4_w16": {"mode_bi": "v1", "gru_bi": (10, 4, 16)},
+        "row_s4_w8": {"gru_bi": (4, 8)},
+        "row_s2_w16": {"gru_bi": (2, 16)},
     },
     "lstm_uni": {
-        "wave2_s16_w16": {"mode_uni": "wave2", "lstm_wave2": (16, 16)},
-        "wave2_s16_w8": {"mode_uni": "wave2", "lstm_wave2": (16, 8)},
-        "wave2_s8_w16": {"mode_uni": "wave2", "lstm_wave2": (8, 16)},
-        "layer2_s8_w16": {"mode_uni": "layer2", "lstm_uni2": (8, 16)},
-        "layer2_s8_w8": {"mode_uni": "layer2", "lstm_uni2": (8, 8)},
-        "v1_layer_10x8_w16": {"mode_uni": "v1", "wavefront": False, "lstm_uni": (10, 8, 16)},
+        "row_s8_w8": {"lstm_uni": (8, 8)},
+        "row_s4_w16": {"lstm_uni": (4, 16)},
     },
     "lstm_bi": {
-        "layer2_s4_w16": {"mode_bi": "layer2", "lstm_bi2": (4, 16)},
-        "v1_layer_10x4_w16": {"mode_bi": "v1", "lstm_bi": (10, 4, 16)},
+        "row_s4_w8": {"lstm_bi": (4, 8)},
     },
 }
 

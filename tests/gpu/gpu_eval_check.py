@@ -33,6 +33,7 @@ CANDIDATES = [
     ("side stream", "level1/1_ReLU.py", "side_stream_relu.py", [], "integrity.side_stream"),
     ("cuDNN in a CUDA graph", "level3/39_GRU.py", "graph_cheat_gru.py", [], "ok, ~1x vs graph"),
     ("triton GRU (naive)", "level3/39_GRU.py", "triton_gru_naive.py", ["--trials", "2"], "ok"),
+    ("CUDA C++ load_inline", "level1/1_ReLU.py", "cuda_inline_relu.py", [], "ok (first call builds it)"),
 ]
 
 

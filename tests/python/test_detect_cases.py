@@ -108,6 +108,24 @@ NOT_PERSISTENT = [
         offs = tl.arange(0, BLOCK)
         tl.store(out_ptr + offs, tl.load(x_ptr + offs))
     '''),
+    ("flash_attention_streaming", """
+        offs = tl.arange(0, BLOCK)
+        q = tl.load(x_ptr + offs[:, None] * BLOCK + offs[None, :])
+        m_i = tl.zeros([BLOCK], dtype=tl.float32) - float("inf")
+        l_i = tl.zeros([BLOCK], dtype=tl.float32)
+        acc = tl.zeros([BLOCK, BLOCK], dtype=tl.float32)
+        for start_n in range(0, T, BLOCK):
+            k_blk = tl.load(w_ptr + (start_n + offs)[None, :] * BLOCK + offs[:, None])
+            qk = tl.dot(q, k_blk)
+            m_new = tl.maximum(m_i, tl.max(qk, 1))
+            p = tl.exp(qk - m_new[:, None])
+            alpha = tl.exp(m_i - m_new)
+            l_i = l_i * alpha + tl.sum(p, 1)
+            v_blk = tl.load(h_ptr + (start_n + offs)[:, None] * BLOCK + offs[None, :])
+            acc = acc * alpha[:, None] + tl.dot(p, v_blk)
+            m_i = m_new
+        tl.store(out_ptr + offs[:, None] * BLOCK + offs[None, :], acc / l_i[:, None])
+    """),
     ("state_without_reduction", """
         offs = tl.arange(0, BLOCK)
         h = tl.load(h_ptr + offs)

@@ -1,7 +1,5 @@
 # SPDX-License-Identifier: MIT
 """The worker's serve mode (core/eval/PROTOCOL.md), driven as the C++ host drives it."""
-import json
-import os
 import signal
 
 import pytest

@@ -1,7 +1,6 @@
 # SPDX-License-Identifier: MIT
 """In-process unit tests of the worker's pure parts: output comparison, failure classification,
 request validation, statistics, the static GPU-need scan and the Nsight Compute CSV parser."""
-import os
 import sys
 
 import pytest
@@ -74,6 +73,8 @@ def test_gpu_needs_reads_code_not_comments():
     assert loader.gpu_needs("# import triton\nx = 'from triton import jit'\n") == []
     assert "load_inline" in loader.gpu_needs("from torch.utils.cpp_extension import load_inline\n")
     assert loader.gpu_needs("y = x.cuda()\n") == [".cuda()"]
+    with open(cand("cuda_inline_relu.py")) as f:
+        assert "cuda_sources" in loader.gpu_needs(f.read())  # answered no_gpu on a CPU without building it
 
 
 NCU_CSV = '''==PROF== Connected to process 1234

@@ -172,11 +172,11 @@ private Q_SLOTS:
     void runDirectoryForms()
     {
         QTemporaryDir dir;
-        // exchanges/*.json, one exchange per file, in name order
-        QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("exchanges")));
+        // llm/<xid>.json, one exchange per file, in name order: what the run store writes
+        QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("llm")));
         const auto xs = story();
         for (int i = 0; i < xs.size(); ++i) {
-            QFile f(dir.filePath(QStringLiteral("exchanges/x%1.json").arg(i, 4, 10, QLatin1Char('0'))));
+            QFile f(dir.filePath(QStringLiteral("llm/x%1.json").arg(i, 4, 10, QLatin1Char('0'))));
             QVERIFY(f.open(QIODevice::WriteOnly));
             f.write(QJsonDocument(json::toJson(xs.at(i))).toJson());
         }

@@ -12,6 +12,7 @@
 
 #include <QSignalSpy>
 #include <QTest>
+#include <QTimer>
 
 using namespace kwb;
 using namespace kwb::pipeline;
@@ -117,10 +118,12 @@ private Q_SLOTS:
         QStringList decisions;
         for (const auto &g : run.gates)
             decisions << g.decision;
-        QCOMPARE(decisions, (QStringList{"edit_prompt", "approve", "reprompt", "approve", "edit_code", "approve", "skip",
-                                         "use_as_base", "skip", "stop"}));
-        QCOMPARE(run.gates.at(4).reason, QStringLiteral("one pass is enough"));
-        QCOMPARE(run.gates.at(7).candidateId, re->id);
+        // (the re-prompt's own call passes a before-LLM gate too: approved, unscripted)
+        QCOMPARE(decisions, (QStringList{"edit_prompt", "approve", "reprompt", "approve", "approve", "edit_code", "approve",
+                                         "skip", "use_as_base", "skip", "stop"}));
+        QCOMPARE(run.gates.at(3).gate, QStringLiteral("before_llm:seed1_reprompt1"));
+        QCOMPARE(run.gates.at(5).reason, QStringLiteral("one pass is enough"));
+        QCOMPARE(run.gates.at(8).candidateId, re->id);
         QString err;
         const auto reopened = store::openRun(pipe.runDirectory(), &err);
         QVERIFY2(reopened, qPrintable(err));

@@ -74,8 +74,9 @@ private Q_SLOTS:
         QCOMPARE(labels(pipe.run()), (QStringList{"baseline", "seed1", "algorithm_optimized_seed1"}));
         QCOMPARE(added.size(), 1); // only the new step's candidate
         QCOMPARE(m_server.requests(QStringLiteral("stop")).size(), 3); // seed1 was not asked again
-        QCOMPARE(pipe.run().gates.size(), 1);
-        QCOMPARE(pipe.run().gates.first().decision, QStringLiteral("stop"));
+        QCOMPARE(pipe.run().gates.size(), 2); // seed1's approval and the stop, from before the resume
+        QCOMPARE(pipe.run().gates.last().decision, QStringLiteral("stop"));
+        QCOMPARE(pipe.run().gates.last().reason, QStringLiteral("lunch"));
         const auto reopened = store::openRun(dir, &error);
         QVERIFY(reopened);
         QCOMPARE(reopened->info.state, RunState::Finished);

@@ -1,11 +1,16 @@
 # SPDX-License-Identifier: MIT
-# Correct pure-PyTorch LSTM for tests/data/tasks/lstm_small.py (returns c_n), with explicit gate
-# math (no nn.LSTM). Parameters are created and initialised in nn.LSTM's order, then the unused
-# linear head, as the reference does, so the evaluator's seeding gives it the reference's weights.
+# Correct pure-PyTorch LSTM with explicit gate math (no nn.LSTM) for tests/data/tasks/lstm_small.py
+# (returns c_n) and, copied to a file name containing "fc", lstm_fc_small.py (35_LSTM's structure:
+# linear head on the last step, h0/c0 drawn with torch.randn in forward when absent). Parameters
+# are created and initialised in nn.LSTM's order, then the linear head, as the reference does, so
+# the evaluator's seeding gives it the reference's weights (and the same h0/c0 draws).
 import math
+import os
 
 import torch
 import torch.nn as nn
+
+RETURN_FC = "fc" in os.path.basename(__file__)
 
 
 class ModelNew(nn.Module):
@@ -25,8 +30,12 @@ class ModelNew(nn.Module):
             nn.init.uniform_(p, -stdv, stdv)
         self.fc = nn.Linear(hidden_size, output_size)
 
-    def forward(self, x, h0, c0):
+    def forward(self, x, h0=None, c0=None):
         H = self.hidden_size
+        if h0 is None:  # the same draws, in the same order, as the reference
+            h0 = torch.randn(self.num_layers, x.size(0), H, device=x.device, dtype=x.dtype)
+        if c0 is None:
+            c0 = torch.randn(self.num_layers, x.size(0), H, device=x.device, dtype=x.dtype)
         layer_in = x  # (batch, seq_len, features): batch_first
         c_n = []
         for layer in range(self.num_layers):
@@ -45,4 +54,6 @@ class ModelNew(nn.Module):
                 outs.append(h)
             layer_in = torch.stack(outs, 1)
             c_n.append(c)
+        if RETURN_FC:
+            return self.fc(layer_in[:, -1, :])
         return torch.stack(c_n, 0)

@@ -44,8 +44,19 @@ def _ready_info():
     return info
 
 
+def _triton_version():
+    try:
+        import triton
+
+        return getattr(triton, "__version__", None)
+    except Exception:
+        return None
+
+
 def _detect(task_file, candidate_file, sm_count=0, triton_version=None):
-    """Verdict list from kwb_worker.detect.run_detectors, or raises RuntimeError if it is missing."""
+    """Verdict list from kwb_worker.detect.run_detectors, or raises RuntimeError if it is missing.
+
+    sm_count 0 means unknown: the detectors' own default applies."""
     try:
         from .detect import run_detectors
     except ImportError as e:
@@ -54,7 +65,10 @@ def _detect(task_file, candidate_file, sm_count=0, triton_version=None):
         task_source = f.read()
     with open(candidate_file, encoding="utf-8", errors="replace") as f:
         candidate_source = f.read()
-    return run_detectors(task_source, candidate_source, sm_count=sm_count, triton_version=triton_version)
+    kwargs = {"triton_version": triton_version}
+    if sm_count:
+        kwargs["sm_count"] = int(sm_count)
+    return run_detectors(task_source, candidate_source, **kwargs)
 
 
 def _validate(req):
@@ -79,15 +93,8 @@ def handle(req, phase_emit):
     """Runs one validated request; returns the final event dict (without v/id)."""
     op = req["op"]
     if op == "detect":
-        info = {}
-        try:
-            import triton
-
-            info["triton_version"] = getattr(triton, "__version__", None)
-        except Exception:
-            info["triton_version"] = None
         verdicts = _detect(req["task_file"], req["candidate_file"], int(req.get("gpu_sm_count") or 0),
-                           info["triton_version"])
+                           _triton_version())
         return {"event": "result", "verdicts": verdicts}
     from . import evaluate
 
@@ -265,7 +272,7 @@ def main(argv):
         return profile_target(os.path.abspath(args.task), os.path.abspath(args.candidate), args.seed, args.calls)
     if args.mode == "detect":
         try:
-            verdicts = _detect(args.task, args.candidate, args.sm_count)
+            verdicts = _detect(args.task, args.candidate, args.sm_count, _triton_version())
         except RuntimeError as e:
             sys.stderr.write("kwb_worker: %s\n" % e)
             return 2

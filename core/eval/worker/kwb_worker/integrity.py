@@ -88,6 +88,7 @@ class IntegrityChecks:
         self.m_sideStreamChecked = 0
         self.m_tf32Changed = False
         self.m_precision = None  # (candidate err vs fp64, reference err vs fp64)
+        self.m_noFp64 = ""
         self.m_speedup = None  # (value, against, bound)
         self.m_ranCandidate = False
 
@@ -128,6 +129,9 @@ class IntegrityChecks:
 
     def note_precision(self, cand_err64, ref_err64):
         self.m_precision = (cand_err64, ref_err64)
+
+    def note_no_fp64(self, why):
+        self.m_noFp64 = why
 
     def note_speedup(self, value, against, bound):
         self.m_speedup = (value, against, bound)
@@ -199,7 +203,8 @@ class IntegrityChecks:
         if self.m_precision is None or self.m_precision[0] is None or self.m_precision[1] is None:
             if ev:
                 return verdict(det, "yes", ev[0], ev)
-            return verdict(det, "cannot_tell", "no fp64 comparison available")
+            return verdict(det, "cannot_tell", "no fp64 comparison available",
+                           ["fp64 reference: " + self.m_noFp64] if self.m_noFp64 else None)
         cand, ref = self.m_precision
         if cand > 10.0 * ref and cand > 1e-5:
             ev.insert(0, "max abs error vs fp64: candidate %.3g, strict-fp32 reference %.3g" % (cand, ref))

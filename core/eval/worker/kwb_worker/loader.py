@@ -62,8 +62,16 @@ def gpu_needs(source):
         elif isinstance(node, ast.Attribute):
             if node.attr in ("load_inline",):
                 needs.add("load_inline")
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "cuda":
-            needs.add(".cuda()")
+        elif isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Attribute) and node.func.attr == "cuda":
+                needs.add(".cuda()")
+            if any(k.arg == "cuda_sources" for k in node.keywords):
+                needs.add("cuda_sources")
         elif isinstance(node, ast.Constant) and node.value == "cuda":
             needs.add("device 'cuda'")
     return sorted(needs)
+
+
+# What cannot run on a CPU at all: the evaluator answers no_gpu without importing the candidate
+# (importing would build CUDA sources with nvcc for a minute, or fail on `import triton`).
+GPU_ONLY = ("triton", "cuda_sources")

@@ -14,6 +14,8 @@ import torch
 
 _perf_counter = time.perf_counter
 _Event = torch.cuda.Event
+_record = torch.cuda.Event.record  # methods too: a candidate may patch the class, not the name
+_elapsed = torch.cuda.Event.elapsed_time
 _synchronize = torch.cuda.synchronize
 
 L2_FLUSH_BYTES = 256 * 1024 * 1024
@@ -72,11 +74,11 @@ def time_interleaved(fns, device, warmup, repeat, on_call_error=None):
                     _synchronize()
                     flusher.flush()
                     start, end = _Event(enable_timing=True), _Event(enable_timing=True)
-                    start.record()
+                    _record(start)
                     call(name)
-                    end.record()
+                    _record(end)
                     _synchronize()  # all streams, so work left on a side stream does not spill over
-                    ms = start.elapsed_time(end)
+                    ms = _elapsed(start, end)
                 else:
                     t0 = _perf_counter()
                     call(name)

@@ -11,25 +11,30 @@ import triton.language as tl
 
 @triton.jit
 def gru_seq_kernel(gx_ptr, w_ptr, hbuf_ptr, seq_ptr, seq_len, batch, hidden,
-                   BLOCK_B: tl.constexpr, BLOCK_H: tl.constexpr, HID: tl.constexpr):
+                   BLOCK_B: tl.constexpr, BLOCK_H: tl.constexpr, HID: tl.constexpr, BLOCK_K: tl.constexpr):
     pb = tl.program_id(0)
     ph = tl.program_id(1)
     rows = pb * BLOCK_B + tl.arange(0, BLOCK_B)
     cols = ph * BLOCK_H + tl.arange(0, BLOCK_H)
-    ks = tl.arange(0, HID)
     m = (rows[:, None] < batch) & (cols[None, :] < hidden)
     for step in range(seq_len):
         src = step % 2
         dst = 1 - src
-        hk = tl.load(hbuf_ptr + src * batch * hidden + rows[:, None] * hidden + ks[None, :],
-                     mask=rows[:, None] < batch, other=0.0)
-        wr = tl.load(w_ptr + ks[:, None] * (3 * hidden) + cols[None, :])
-        wz = tl.load(w_ptr + ks[:, None] * (3 * hidden) + hidden + cols[None, :])
-        wn = tl.load(w_ptr + ks[:, None] * (3 * hidden) + 2 * hidden + cols[None, :])
+        acc_r = tl.zeros([BLOCK_B, BLOCK_H], dtype=tl.float32)
+        acc_z = tl.zeros([BLOCK_B, BLOCK_H], dtype=tl.float32)
+        acc_n = tl.zeros([BLOCK_B, BLOCK_H], dtype=tl.float32)
+        for k0 in range(0, HID, BLOCK_K):
+            ks = k0 + tl.arange(0, BLOCK_K)
+            hk = tl.load(hbuf_ptr + src * batch * hidden + rows[:, None] * hidden + ks[None, :],
+                         mask=rows[:, None] < batch, other=0.0)
+            wk = w_ptr + ks[:, None] * (3 * hidden) + cols[None, :]
+            acc_r += tl.dot(hk, tl.load(wk), input_precision="ieee")
+            acc_z += tl.dot(hk, tl.load(wk + hidden), input_precision="ieee")
+            acc_n += tl.dot(hk, tl.load(wk + 2 * hidden), input_precision="ieee")
         g = gx_ptr + step * batch * 3 * hidden + rows[:, None] * 3 * hidden + cols[None, :]
-        r = tl.sigmoid(tl.load(g, mask=m, other=0.0) + tl.dot(hk, wr, input_precision="ieee"))
-        z = tl.sigmoid(tl.load(g + hidden, mask=m, other=0.0) + tl.dot(hk, wz, input_precision="ieee"))
-        a = tl.load(g + 2 * hidden, mask=m, other=0.0) + r * tl.dot(hk, wn, input_precision="ieee")
+        r = tl.sigmoid(tl.load(g, mask=m, other=0.0) + acc_r)
+        z = tl.sigmoid(tl.load(g + hidden, mask=m, other=0.0) + acc_z)
+        a = tl.load(g + 2 * hidden, mask=m, other=0.0) + r * acc_n
         n = 2.0 * tl.sigmoid(2.0 * a) - 1.0
         hp = tl.load(hbuf_ptr + src * batch * hidden + rows[:, None] * hidden + cols[None, :], mask=m, other=0.0)
         hn = (1.0 - z) * n + z * hp
@@ -59,7 +64,7 @@ class ModelNew(nn.Module):
             seq = torch.empty(seq_len, batch, hidden, device=x.device)
             grid = (triton.cdiv(batch, 16), triton.cdiv(hidden, 64))
             gru_seq_kernel[grid](gx, self.w_hh[i].t().contiguous(), hbuf, seq, seq_len, batch, hidden,
-                                 BLOCK_B=16, BLOCK_H=64, HID=256)
+                                 BLOCK_B=16, BLOCK_H=64, HID=256, BLOCK_K=32)
             h_n[i].copy_(hbuf[seq_len % 2])
             inp = seq
         return h_n

@@ -123,10 +123,34 @@ def analyse_loop(src, f, loop):
                 break
     inner = any(isinstance(n, (ast.For, ast.While)) for b in loop.body for n in ast.walk(b)) or \
         bool(tl_calls(src, ast.Module(body=loop.body, type_ignores=[]), ("dot", "sum")))
-    if (carried or memory) and inner:
+    if (carried or memory) and inner and _reuses_invariant_data(src, loop, target, stored):
         text, _, _ = loop_bound(loop)
         return TimeLoop(f.name, loop, text, carried, memory)
     return None
+
+
+def _reuses_invariant_data(src, loop, target, stored):
+    """True when some load in the loop does not move with the loop variable: every step reuses
+    the same data (a recurrent weight matrix). This separates a time loop (h_t = f(h_t-1, W))
+    from a streaming reduction that carries running state, like flash attention's loop over
+    key/value blocks, where every load moves with the loop."""
+    moving = set(target)
+    if isinstance(loop, ast.While):
+        moving |= names_in(loop.test) & stored
+    changed = True
+    while changed:
+        changed = False
+        for n in ast.walk(ast.Module(body=loop.body, type_ignores=[])):
+            if isinstance(n, (ast.Assign, ast.AugAssign)) and names_in(n.value) & moving:
+                for t in (n.targets if isinstance(n, ast.Assign) else [n.target]):
+                    new = names_in(t) - moving
+                    if new:
+                        moving |= new
+                        changed = True
+    for c in tl_calls(src, ast.Module(body=loop.body, type_ignores=[]), ("load",)):
+        if c.args and not names_in(c.args[0]) & moving:
+            return True
+    return False
 
 
 def time_loops(src, f):
@@ -213,6 +237,67 @@ def grid_dims(src, grid, f):
     return None
 
 
+def grid_meta_names(src, grid, f):
+    """The parameter of a grid lambda / grid function (`meta`, `META`): its entries are block sizes."""
+    if isinstance(grid, ast.Lambda):
+        return {a.arg for a in grid.args.args}
+    if isinstance(grid, ast.Name):
+        for node in ast.walk(f):
+            if isinstance(node, ast.FunctionDef) and node.name == grid.id:
+                return {a.arg for a in node.args.args}
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Lambda) and \
+                    any(isinstance(t, ast.Name) and t.id == grid.id for t in node.targets):
+                return {a.arg for a in node.value.args.args}
+    return set()
+
+
+def _atoms(node, meta):
+    """The sizes a grid expression is made of: names, `x.size(i)`, `x.shape[i]`; not the
+    functions applied to them (triton.cdiv, max) nor the meta-parameters' block sizes."""
+    if isinstance(node, ast.Name):
+        return [] if node.id in meta else [node]
+    if isinstance(node, ast.Call):
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "size":
+            return [node]
+        out = []
+        for a in node.args:
+            out += _atoms(a, meta)
+        return out
+    if isinstance(node, ast.Subscript):
+        if isinstance(node.value, ast.Name) and node.value.id in meta:
+            return []
+        return [node]
+    if isinstance(node, ast.Attribute):
+        return [node]
+    out = []
+    for child in ast.iter_child_nodes(node):
+        out += _atoms(child, meta)
+    return out
+
+
+def dim_kind(src, ctx, dim, f, env, batch, meta):
+    """What one grid dimension spans: "batch" (only the batch and constants), "const", "wide"
+    (some factor is a task size other than the batch), or "unknown"."""
+    kinds = set()
+    for atom in _atoms(dim, set(meta)):
+        s = ctx.resolver.resolve(atom, f, env)
+        if s.labels and batch is not None and s.labels <= {batch}:
+            kinds.add("batch")
+        elif s.labels:
+            kinds.add("wide")
+        elif s.known():
+            kinds.add("const")
+        else:
+            kinds.add("unknown")
+    if "wide" in kinds:
+        return "wide"
+    if "unknown" in kinds:
+        return "unknown"
+    if "batch" in kinds:
+        return "batch"
+    return "const"
+
+
 def kernel_arg_syms(src, ctx, kernel):
     """Kernel parameter -> Sym from the first launch site of that kernel."""
     for name, grid, call, f, env in launch_sites(src, ctx):
@@ -285,7 +370,7 @@ def grid_parallelism(src, task, ctx):
     batch = task.label_of("batch")
     hidden = task.label_of("hidden")
     persistent = {tl.kernel for tl in all_time_loops(src)}
-    bad, ev, unresolved = [], [], 0
+    bad, ev, unsure, unresolved = [], [], [], 0
     seen = set()
     for kernel, grid, call, f, env in sites:
         if kernel in seen:
@@ -295,23 +380,23 @@ def grid_parallelism(src, task, ctx):
         if dims is None:
             unresolved += 1
             continue
+        meta = grid_meta_names(src, grid, f)
         syms = [ctx.resolver.resolve(d, f, env) for d in dims]
         programs = 1
         for s in syms:
             programs = programs * s.value if (programs is not None and s.known()) else None
         est = ("%d programs on %d SMs" % (programs, ctx.sm_count)) if programs is not None else \
             "program count unknown (%s)" % ", ".join(s.text for s in syms)
-        batch_only = batch is not None and all(
-            (s.labels and s.labels <= {batch}) or (s.known() and s.value == 1 and not s.labels) for s in syms) \
-            and any(s.labels for s in syms)
+        kinds = [dim_kind(src, ctx, d, f, env, batch, meta) for d in dims]
+        batch_only = "batch" in kinds and all(k in ("batch", "const") for k in kinds)
         text = "launch of %s with grid (%s%s): %s" % (kernel, ", ".join(ast.unparse(d) for d in dims),
                                                      "," if len(dims) == 1 else "", est)
         if batch_only:
             bad.append("grid covers the batch only")
             ev.append(evidence(call.lineno, call.end_lineno, text + "; the grid covers the batch only (%s)" % batch))
-        elif len(dims) == 1 and kernel in persistent:
-            bad.append("one-dimensional grid for a persistent kernel")
-            ev.append(evidence(call.lineno, call.end_lineno, text + "; one grid dimension for a persistent kernel"))
+        elif len(dims) == 1 and kernel in persistent and kinds[0] != "wide":
+            unsure.append(evidence(call.lineno, call.end_lineno, text + "; one grid dimension for a persistent "
+                                   "kernel, and it could not be shown to span hidden tiles"))
         else:
             ev.append(evidence(call.lineno, call.end_lineno, text))
         args = kernel_arg_syms(src, ctx, kernel)
@@ -332,6 +417,11 @@ def grid_parallelism(src, task, ctx):
                        "triton.cdiv(H, BLOCK_H)); each program owns one (batch tile, hidden tile) and computes its "
                        "recurrent product with tl.dot over K tiles instead of a serial scalar loop over the hidden "
                        "dimension. Aim for at least as many programs as the GPU has SMs (%d)." % ctx.sm_count)
+    if unsure:
+        return verdict("grid_parallelism", "cannot_tell", "warning",
+                       "a persistent kernel runs on a one-dimensional grid of unknown extent", unsure + ev,
+                       "Make sure the grid covers batch tiles x hidden tiles and gives at least one program per SM "
+                       "(%d); a grid over the batch alone leaves most SMs idle." % ctx.sm_count)
     if unresolved == len(seen):
         return cannot_tell("grid_parallelism", "launch grids could not be resolved", ev)
     return no("grid_parallelism", "grids cover more than the batch", ev)
@@ -340,8 +430,11 @@ def grid_parallelism(src, task, ctx):
 # ---------------------------------------------------------------------------------------------
 # Triton lint
 
-# Attributes of triton.language in Triton 3.x (its __all__, plus submodules).
+# Attributes of triton.language in Triton 3.x: dir(triton.language) of Triton 3.6.0 (read on the H100
+# machine) plus a few older 3.x names.
 TL_3X = set("""
+PropagateNan add bitonic_merge constexpr_type load_tensor_descriptor mul reduce_or slice
+store_tensor_descriptor str_to_ty sub target_info tensor_descriptor_type
 abs advance arange argmax argmin associative_scan assume atomic_add atomic_and atomic_cas atomic_max
 atomic_min atomic_or atomic_xchg atomic_xor bfloat16 block_type broadcast broadcast_to cast cat cdiv ceil
 clamp condition const constexpr cos cumprod cumsum debug_barrier device_assert device_print div_rn dot

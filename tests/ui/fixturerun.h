@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Builds small but real run directories for the UI tests with the store's RunWriter: the tests read
+// them back through store::openRun exactly as the application does.
+
+#include "store/runstore.h"
+
+#include <QString>
+#include <QTest>
+
+#include <memory>
+
+namespace kwb::fixture {
+
+inline LatencyStats latency(double median, double sd)
+{
+    LatencyStats s;
+    s.medianMs = median;
+    s.meanMs = median;
+    s.stdMs = sd;
+    s.minMs = median - sd;
+    s.maxMs = median + sd;
+    s.cv = sd / median;
+    s.samples = 20;
+    return s;
+}
+
+inline EvalResult eval(EvalStatus status, double median = 0, double sd = 0)
+{
+    EvalResult r;
+    r.status = status;
+    r.reason = status == EvalStatus::Ok ? QStringLiteral("matches the reference") : QStringLiteral("failed: ") + toName(status);
+    r.device = QStringLiteral("cuda:0 NVIDIA H100 80GB HBM3");
+    r.onGpu = true;
+    r.trials = 5;
+    r.eager = latency(48.7, 6.1);
+    r.graph = latency(9.02, 0.05);
+    if (median > 0)
+        r.candidate = latency(median, sd);
+    return r;
+}
+
+/// A kernel source of `lines` lines; line N reads "# line N" so tests can check what is shown.
+inline QString code(const QString &id, int lines = 120)
+{
+    QString s = QStringLiteral("# candidate %1\nimport torch\n").arg(id);
+    for (int i = 3; i <= lines; ++i)
+        s += i % 10 == 0 ? QStringLiteral("def f%1(x):\n").arg(i) : QStringLiteral("    x = x + %1  # line %1\n").arg(i);
+    return s;
+}
+
+/// The ids of the standard fixture (creation order):
+///   c0001 seed1 (compile error) -> c0002 seed1_repair1 (correct, 30 ms) -> c0003 algo-opt (correct,
+///   10 ms, an integrity violation at lines 90-92 and a warning at line 5) -> c0004 stage grid (wrong result)
+///   c0005 seed2 (correct, 60 ms)
+struct StandardRun {
+    QString dir;
+    Run run;
+};
+
+inline Candidate candidate(store::RunWriter &w, CandidateKind kind, const QString &parent, const QString &label)
+{
+    Candidate c;
+    c.id = w.nextCandidateId();
+    c.parentId = parent;
+    c.kind = kind;
+    c.label = label;
+    c.createdAt = QDateTime::currentDateTimeUtc();
+    return c;
+}
+
+inline LlmExchange exchange(store::RunWriter &w, const QString &callType, int in, int out)
+{
+    LlmExchange x;
+    x.id = w.nextExchangeId();
+    x.callType = callType;
+    x.provider = QStringLiteral("replay");
+    x.model = QStringLiteral("deepseek-chat");
+    x.messages = {{QStringLiteral("system"), QStringLiteral("You write Triton kernels.")},
+                  {QStringLiteral("user"), QStringLiteral("## Task\nOptimize `Model`:\n```python\nclass Model: pass\n```")}};
+    x.response = QStringLiteral("Here is the kernel:\n```python\nimport triton\n```\n");
+    x.reasoning = callType == QLatin1String("seed1") ? QStringLiteral("The GRU is launch-bound.") : QString();
+    x.inputTokens = in;
+    x.outputTokens = out;
+    x.costUsd = 0.0012;
+    x.durationMs = 12300;
+    x.startedAt = QDateTime::currentDateTimeUtc();
+    return x;
+}
+
+inline StandardRun writeStandardRun(const QString &runsDir)
+{
+    RunInfo info;
+    info.taskName = QStringLiteral("39_GRU");
+    info.taskFile = QStringLiteral("tasks/level3/39_GRU.py");
+    info.provider = QStringLiteral("replay");
+    info.model = QStringLiteral("deepseek-chat");
+    QString error;
+    std::unique_ptr<store::RunWriter> w = store::RunWriter::create(runsDir, info, &error);
+    if (!w)
+        qFatal("RunWriter::create failed: %s", qPrintable(error));
+
+    auto add = [&](Candidate c, std::optional<EvalResult> r, const QString &callType, int in, int out) {
+        LlmExchange x = exchange(*w, callType, in, out);
+        x.candidateId = c.id;
+        c.exchangeIds = {x.id};
+        if (!w->addExchange(x) || !w->addCandidate(c, code(c.id)))
+            qFatal("RunWriter failed: %s", qPrintable(w->lastError()));
+        if (r) {
+            c.status = CandidateStatus::Evaluated;
+            c.eval = r;
+            if (!w->updateCandidate(c))
+                qFatal("RunWriter failed: %s", qPrintable(w->lastError()));
+        }
+        return c.id;
+    };
+    const QString seed1 = add(candidate(*w, CandidateKind::Seed, {}, QStringLiteral("seed1")),
+                              eval(EvalStatus::CompileError), QStringLiteral("seed1"), 1000, 500);
+    const QString repair = add(candidate(*w, CandidateKind::Repair, seed1, QStringLiteral("seed1_repair1")),
+                               eval(EvalStatus::Ok, 30.0, 0.5), QStringLiteral("seed1_repair1"), 2000, 700);
+    Candidate algo = candidate(*w, CandidateKind::AlgoOpt, repair, QStringLiteral("algorithm_optimized_seed1"));
+    Verdict grid;
+    grid.detector = QStringLiteral("grid_one_dim");
+    grid.outcome = Outcome::Yes;
+    grid.severity = Severity::Warning;
+    grid.summary = QStringLiteral("the grid has one dimension");
+    grid.evidence = {{5, 5, QStringLiteral("grid = (B,)")}};
+    grid.suggestedFix = QStringLiteral("tile the hidden dimension too");
+    Verdict clean;
+    clean.detector = QStringLiteral("persistent_kernel");
+    clean.outcome = Outcome::No;
+    clean.summary = QStringLiteral("not a persistent kernel");
+    algo.verdicts = {grid, clean};
+    EvalResult algoEval = eval(EvalStatus::Ok, 10.0, 0.2);
+    Verdict integrity;
+    integrity.detector = QStringLiteral("integrity.reference_call");
+    integrity.outcome = Outcome::Yes;
+    integrity.severity = Severity::Error;
+    integrity.summary = QStringLiteral("calls the reference model");
+    integrity.evidence = {{90, 92, QStringLiteral("return self.ref(x)")}};
+    algoEval.runtimeChecks = {integrity};
+    const QString algoId = add(algo, algoEval, QStringLiteral("algorithm_optimized_seed1"), 3000, 900);
+    add(candidate(*w, CandidateKind::StageGrid, algoId, QStringLiteral("stage_grid")),
+        eval(EvalStatus::WrongResult, 12.0, 0.1), QStringLiteral("stage_grid"), 1500, 400);
+    add(candidate(*w, CandidateKind::Seed, {}, QStringLiteral("seed2")), eval(EvalStatus::Ok, 60.0, 2.0),
+        QStringLiteral("seed2"), 1100, 600);
+    w->writeSnapshot();
+    StandardRun out;
+    out.dir = w->directory();
+    out.run = w->run();
+    w.reset(); // releases writer.lock, as a finished run would
+    return out;
+}
+
+} // namespace kwb::fixture

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: MIT
+// The candidate tree model over a run written by the store: shape, columns, live inserts and
+// updates that keep the selection, filtering and sorting. QAbstractItemModelTester watches throughout.
+#include "candidatetreemodel.h"
+#include "candidatetreeview.h"
+#include "fixturerun.h"
+
+#include <QAbstractItemModelTester>
+#include <QLineEdit>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTreeView>
+
+using namespace kwb;
+
+class TestCandidateTreeModel : public QObject
+{
+    Q_OBJECT
+private:
+    QTemporaryDir m_tmp;
+    fixture::StandardRun m_fixture;
+    Run m_run; ///< read back with store::openRun
+
+    static QString text(const QModelIndex &idx, int column)
+    {
+        return idx.siblingAtColumn(column).data().toString();
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_tmp.isValid());
+        m_fixture = fixture::writeStandardRun(m_tmp.path());
+        QString error;
+        auto run = store::openRun(m_fixture.dir, &error);
+        QVERIFY2(run, qPrintable(error));
+        m_run = *run;
+        QCOMPARE(m_run.candidates.size(), 5);
+    }
+
+    void shapeFollowsParents()
+    {
+        CandidateTreeModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setRun(m_run);
+        QCOMPARE(model.rowCount(), 2); // seed1 and seed2
+        const QModelIndex seed1 = model.index(0, 0);
+        QCOMPARE(seed1.data(CandidateTreeModel::CandidateIdRole).toString(), QStringLiteral("c0001"));
+        const QModelIndex repair = model.index(0, 0, seed1);
+        const QModelIndex algo = model.index(0, 0, repair);
+        const QModelIndex stage = model.index(0, 0, algo);
+        QCOMPARE(repair.data(CandidateTreeModel::CandidateIdRole).toString(), QStringLiteral("c0002"));
+        QCOMPARE(algo.data(CandidateTreeModel::CandidateIdRole).toString(), QStringLiteral("c0003"));
+        QCOMPARE(stage.data(CandidateTreeModel::CandidateIdRole).toString(), QStringLiteral("c0004"));
+        QCOMPARE(model.parent(stage), algo);
+        QCOMPARE(model.indexOf(QStringLiteral("c0003")), algo);
+        QCOMPARE(text(algo, CandidateTreeModel::KindColumn), QStringLiteral("algo-opt"));
+        QCOMPARE(text(stage, CandidateTreeModel::KindColumn), QStringLiteral("stage: grid"));
+    }
+
+    void columnsShowScoresLatencyDeltaTokens()
+    {
+        CandidateTreeModel model;
+        model.setRun(m_run);
+        const QModelIndex repair = model.indexOf(QStringLiteral("c0002"));
+        const QModelIndex algo = model.indexOf(QStringLiteral("c0003"));
+        // 48.7 / 30 and 9.02 / 30
+        QCOMPARE(text(repair, CandidateTreeModel::ScoreEagerColumn), QStringLiteral("1.62×"));
+        QCOMPARE(text(repair, CandidateTreeModel::ScoreGraphColumn), QStringLiteral("0.30×"));
+        QCOMPARE(text(repair, CandidateTreeModel::LatencyColumn), QStringLiteral("30.00 ± 0.50"));
+        QCOMPARE(text(algo, CandidateTreeModel::DeltaColumn), QStringLiteral("-66.7 %")); // 10 vs 30 ms
+        QCOMPARE(text(repair, CandidateTreeModel::TokensColumn), QLocale().toString(2700));
+        QVERIFY(!algo.siblingAtColumn(CandidateTreeModel::NameColumn).data(Qt::DecorationRole).value<QIcon>().isNull());
+        // A failed candidate has no score; its status says why.
+        const QModelIndex seed1 = model.indexOf(QStringLiteral("c0001"));
+        QVERIFY(text(seed1, CandidateTreeModel::ScoreEagerColumn).isEmpty());
+        QCOMPARE(text(seed1, CandidateTreeModel::StatusColumn), QStringLiteral("compile error"));
+        // The integrity violation keeps c0003 from being best, although it is fastest.
+        QCOMPARE(model.bestId(), QStringLiteral("c0002"));
+        QVERIFY(text(repair, CandidateTreeModel::StatusColumn).startsWith(QStringLiteral("★ best")));
+        QVERIFY(text(algo, CandidateTreeModel::StatusColumn).contains(QStringLiteral("integrity")));
+    }
+
+    void liveInsertAndUpdateKeepSelection()
+    {
+        CandidateTreeModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setRun(m_run);
+        CandidateTreeView view(&model);
+        QSignalSpy selected(&view, &CandidateTreeView::candidateSelected);
+        view.selectCandidate(QStringLiteral("c0003"));
+        QCOMPARE(selected.count(), 1);
+        QCOMPARE(selected.last().at(0).toString(), QStringLiteral("c0003"));
+
+        QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
+        QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+
+        // A re-prompt of c0003 arrives while the run goes on.
+        Candidate re;
+        re.id = QStringLiteral("c0006");
+        re.parentId = QStringLiteral("c0003");
+        re.kind = CandidateKind::Reprompt;
+        re.status = CandidateStatus::Pending;
+        model.addCandidate(re);
+        QCOMPARE(inserted.count(), 1);
+        QCOMPARE(inserted.last().at(0).value<QModelIndex>(), model.indexOf(QStringLiteral("c0003")));
+        QCOMPARE(model.rowCount(model.indexOf(QStringLiteral("c0003"))), 2);
+        QCOMPARE(text(model.indexOf(QStringLiteral("c0006")), CandidateTreeModel::StatusColumn), QStringLiteral("pending"));
+
+        // It gets evaluated: faster than the best, clean, so it becomes best.
+        re.status = CandidateStatus::Evaluated;
+        re.eval = fixture::eval(EvalStatus::Ok, 5.0, 0.1);
+        model.updateCandidate(re);
+        QVERIFY(changed.count() >= 1);
+        const QModelIndex reIdx = model.indexOf(QStringLiteral("c0006"));
+        QCOMPARE(text(reIdx, CandidateTreeModel::DeltaColumn), QStringLiteral("-50.0 %"));
+        QCOMPARE(model.bestId(), QStringLiteral("c0006"));
+        QVERIFY(!text(model.indexOf(QStringLiteral("c0002")), CandidateTreeModel::StatusColumn).contains(QStringLiteral("best")));
+
+        // A candidate whose parent is unknown goes to the top level instead of getting lost.
+        Candidate orphan;
+        orphan.id = QStringLiteral("c0007");
+        orphan.parentId = QStringLiteral("c9999");
+        model.addCandidate(orphan);
+        QCOMPARE(model.rowCount(), 3);
+
+        QCOMPARE(reset.count(), 0);
+        QCOMPARE(view.currentCandidateId(), QStringLiteral("c0003"));
+        QCOMPARE(selected.count(), 1); // the selection never moved
+        // The new row is visible under its (expanded) parent.
+        const QModelIndex proxyParent = view.proxy()->mapFromSource(model.indexOf(QStringLiteral("c0003")));
+        QVERIFY(view.treeView()->isExpanded(proxyParent));
+    }
+
+    void exchangeUpdatesTokens()
+    {
+        CandidateTreeModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setRun(m_run);
+        LlmExchange x = *m_run.exchange(m_run.candidate(QStringLiteral("c0005"))->exchangeIds.first());
+        x.outputTokens += 1000;
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        model.updateExchange(x);
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(text(model.indexOf(QStringLiteral("c0005")), CandidateTreeModel::TokensColumn), QLocale().toString(2700));
+    }
+
+    void filterKeepsAncestorsAndSortByLatency()
+    {
+        CandidateTreeModel model;
+        model.setRun(m_run);
+        CandidateTreeView view(&model);
+        QAbstractItemModelTester tester(view.proxy(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        view.filterEdit()->setText(QStringLiteral("stage"));
+        QSortFilterProxyModel *proxy = view.proxy();
+        QCOMPARE(proxy->rowCount(), 1); // seed1, the ancestor of the stage candidate
+        QModelIndex i = proxy->index(0, 0);
+        int depth = 0;
+        while (proxy->rowCount(i) > 0) {
+            QCOMPARE(proxy->rowCount(i), 1);
+            i = proxy->index(0, 0, i);
+            ++depth;
+        }
+        QCOMPARE(depth, 3);
+        QCOMPARE(i.data(CandidateTreeModel::CandidateIdRole).toString(), QStringLiteral("c0004"));
+
+        // Selecting a hidden candidate clears the filter rather than doing nothing.
+        view.selectCandidate(QStringLiteral("c0005"));
+        QVERIFY(view.filterEdit()->text().isEmpty());
+        QCOMPARE(view.currentCandidateId(), QStringLiteral("c0005"));
+
+        view.treeView()->sortByColumn(CandidateTreeModel::LatencyColumn, Qt::DescendingOrder);
+        QCOMPARE(proxy->index(0, 0).data(CandidateTreeModel::CandidateIdRole).toString(), QStringLiteral("c0005"));
+        view.treeView()->sortByColumn(CandidateTreeModel::NameColumn, Qt::AscendingOrder);
+        QCOMPARE(proxy->index(0, 0).data(CandidateTreeModel::CandidateIdRole).toString(), QStringLiteral("c0001"));
+    }
+
+    void damagedParentCycleStaysFinite()
+    {
+        Run run;
+        Candidate a, b;
+        a.id = QStringLiteral("a");
+        a.parentId = QStringLiteral("b");
+        b.id = QStringLiteral("b");
+        b.parentId = QStringLiteral("a");
+        Candidate self;
+        self.id = QStringLiteral("s");
+        self.parentId = QStringLiteral("s");
+        run.candidates = {a, b, self};
+        CandidateTreeModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setRun(run);
+        QCOMPARE(model.rowCount(), 2); // the cycle is broken at one node, "s" is top level
+        int reachable = 0;
+        std::function<void(const QModelIndex &)> walk = [&](const QModelIndex &p) {
+            for (int r = 0; r < model.rowCount(p); ++r) {
+                ++reachable;
+                walk(model.index(r, 0, p));
+            }
+        };
+        walk({});
+        QCOMPARE(reachable, 3);
+    }
+};
+
+QTEST_MAIN(TestCandidateTreeModel)
+#include "tst_candidatetreemodel.moc"
