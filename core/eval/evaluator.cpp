@@ -146,6 +146,11 @@ void Evaluator::setSandboxEnabled(bool on)
     discardWarm();
 }
 
+bool Evaluator::warmWorkerReady() const
+{
+    return m_warm && m_warm->isReady() && !m_warm->hasExited();
+}
+
 int Evaluator::pendingJobs() const
 {
     return int(m_queue.size()) + (m_current ? 1 : 0);

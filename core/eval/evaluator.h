@@ -55,6 +55,9 @@ public:
     void setSandboxEnabled(bool on);
     bool sandboxEnabled() const { return m_sandboxOn; }
 
+    /// True when a warm worker has imported torch and waits for a request.
+    bool warmWorkerReady() const;
+
     /// Jobs queued or running.
     int pendingJobs() const;
     /// The scratch directory of a running job (empty when none); deleted after the job ends

@@ -369,3 +369,25 @@ def test_candidate_is_never_imported(tmp_path):
     cand = "open(%r, 'w').write('x')\nimport os\nos._exit(3)\n" % str(marker)
     run_detectors(GRU_TASK, cand)
     assert not marker.exists()
+
+
+ONE_D_PERSISTENT = [
+    ("flattened_batch_by_hidden", "(triton.cdiv(B * H, 64),)", "no"),
+    ("unknown_extent", "(B * S,)", "cannot_tell"),
+    ("batch_only", "(B,)", "yes"),
+]
+
+
+@pytest.mark.parametrize("name,grid,want", ONE_D_PERSISTENT, ids=[c[0] for c in ONE_D_PERSISTENT])
+def test_one_dimensional_grid_of_a_persistent_kernel(name, grid, want):
+    fwd = """
+        T, B, _ = x.shape
+        H = self.hidden_size
+        S = self.slices
+        out = torch.empty(T, B, H, device=x.device)
+        k[%s](x, self.w, h0, out, B, T, H, BLOCK=64)
+        return out
+    """ % grid
+    cand = kernel_file(TIME_BODY.format(loop="for t in range(T):", var="t"), forward=fwd)
+    assert outcome(cand, "persistent_kernel") == "yes"
+    assert outcome(cand, "grid_parallelism") == want

@@ -1,4 +1,6 @@
 # SPDX-License-Identifier: MIT
+# HISTORICAL, NOT A CANDIDATE: the body measured in GPU runs 1-2 (v1 group/wavefront barrier kernels
+# and the v2 tagged-polling kernels, which were WRONG in 2 of 6 configurations). Kept for the notes.
 # Shared body of the showcase candidates; make_showcase.py pastes it into each task file.
 import torch
 import torch.nn as nn

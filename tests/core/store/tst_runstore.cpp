@@ -167,6 +167,25 @@ void TestRunStore::roundTrip()
     QCOMPARE(run->exchanges[0].outputTokens, 900);
     QCOMPARE(run->gates.size(), 1);
     QCOMPARE(readCode(dir, run->candidates[1]), QStringLiteral("# repaired ✓\n"));
+    QCOMPARE(run->exchanges[0].messages.size(), 1);
+    QCOMPARE(run->exchanges[0].response, QStringLiteral("```python\n...\n```"));
+    // A fast open leaves the (large) bodies on disk; readExchange fetches one whole.
+    const auto light = openRun(dir, &error, nullptr, OpenOptions{.exchangeBodies = false});
+    QVERIFY2(light, qPrintable(error));
+    QVERIFY(light->exchanges[0].messages.isEmpty());
+    QVERIFY(light->exchanges[0].response.isEmpty());
+    QCOMPARE(light->exchanges[0].outputTokens, 900);
+    const auto whole = readExchange(dir, QStringLiteral("x0001"), &error);
+    QVERIFY2(whole, qPrintable(error));
+    QCOMPARE(*whole, written.exchanges[0]);
+    QVERIFY(!readExchange(dir, QStringLiteral("x0099"), &error));
+    QVERIFY(!readExchange(dir, QStringLiteral("../run"), &error));
+    // The event log and the snapshot hold no prompt text.
+    for (const char *file : {"/events.jsonl", "/run.json"}) {
+        QFile f(dir + file);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QVERIFY(!f.readAll().contains("write a kernel"));
+    }
     QVERIFY(QFile::exists(dir + "/evals/c0001.json"));
     QVERIFY(QFile::exists(dir + "/llm/x0001.json"));
     QVERIFY(QFile::exists(dir + "/run.json"));
