@@ -198,7 +198,18 @@ QList<TreeRow> treeOrder(const Run &run)
     return out;
 }
 
-QString statusMark(const Run &run, const Candidate &c)
+namespace {
+
+/// The best candidate's id: the run's choice, else the fastest eligible one (computed once per render).
+QString bestIdOf(const Run &run)
+{
+    if (!run.info.bestCandidateId.isEmpty())
+        return run.info.bestCandidateId;
+    const Candidate *b = run.best();
+    return b ? b->id : QString();
+}
+
+QString markOf(const Candidate &c, const QString &bestId)
 {
     QString mark;
     switch (c.status) {
@@ -218,10 +229,16 @@ QString statusMark(const Run &run, const Candidate &c)
             mark = c.isCorrect() ? QStringLiteral("✓") : QStringLiteral("✗");
         break;
     }
-    const QString bestId = run.info.bestCandidateId.isEmpty() && run.best() ? run.best()->id : run.info.bestCandidateId;
     if (!bestId.isEmpty() && c.id == bestId)
         mark += u'*';
     return mark;
+}
+
+} // namespace
+
+QString statusMark(const Run &run, const Candidate &c)
+{
+    return markOf(c, bestIdOf(run));
 }
 
 QString renderTextTree(const Run &run)
@@ -243,6 +260,7 @@ QString renderTextTree(const Run &run)
         return out + QStringLiteral("(no candidates)\n");
 
     const QList<TreeRow> rows = treeOrder(run);
+    const QString bestId = bestIdOf(run);
     qsizetype idWidth = 0, labelWidth = 5;
     for (const auto &r : rows) {
         idWidth = std::max(idWidth, r.depth * 2 + r.candidate->id.size());
@@ -256,7 +274,7 @@ QString renderTextTree(const Run &run)
         const Candidate &c = *r.candidate;
         QString line = (QString(r.depth * 2, u' ') + c.id).leftJustified(idWidth + 2)
             + toName(c.kind).leftJustified(14) + oneLine(c.label, 28).leftJustified(labelWidth + 2)
-            + statusMark(run, c).leftJustified(4);
+            + markOf(c, bestId).leftJustified(4);
         if (hasLatency(c)) {
             const EvalResult &e = *c.eval;
             line += (ms(e.candidate.medianMs) + QStringLiteral(" ± ") + ms(e.candidate.stdMs)).leftJustified(20)
@@ -316,6 +334,7 @@ QString mdTable(const Run &run)
 {
     QString s = QStringLiteral("| id | parent | kind | label | status | median ms | ± std | vs eager | vs graph | max err | verdicts | note |\n"
                                "|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---|\n");
+    const QString bestId = bestIdOf(run);
     for (const auto &r : treeOrder(run)) {
         const Candidate &c = *r.candidate;
         const bool lat = hasLatency(c);
@@ -330,7 +349,7 @@ QString mdTable(const Run &run)
                                 c.parentId.isEmpty() ? QStringLiteral("-") : c.parentId,
                                 toName(c.kind),
                                 mdCell(c.label),
-                                statusMark(run, c) + u' ' + statusText(c),
+                                markOf(c, bestId) + u' ' + statusText(c),
                                 lat ? ms(e->candidate.medianMs) : QStringLiteral("-"),
                                 lat ? ms(e->candidate.stdMs) : QStringLiteral("-"),
                                 lat ? times(e->speedupVsEager()) : QStringLiteral("-"),
@@ -473,9 +492,9 @@ svg text{font:11px ui-monospace,"DejaVu Sans Mono",monospace;fill:#1d2430}
 th,td,pre,h2{border-color:#30363d}svg text{fill:#e6edf3}}
 )";
 
-QString cssClass(const Run &run, const Candidate &c)
+QString cssClass(const Candidate &c, const QString &bestId)
 {
-    const QString m = statusMark(run, c);
+    const QString m = markOf(c, bestId);
     if (m.startsWith(u'!'))
         return QStringLiteral("warn");
     if (m.startsWith(QStringLiteral("✓")))
@@ -505,7 +524,7 @@ QString svgChart(const Run &run)
     const int left = 150, plot = 560, rowH = 20, topPad = 24;
     const int height = topPad + int(bars.size()) * rowH + 30;
     auto x = [&](double v) { return QString::number(left + v / top * plot, 'f', 1); };
-    const QString bestId = run.info.bestCandidateId.isEmpty() && run.best() ? run.best()->id : run.info.bestCandidateId;
+    const QString bestId = bestIdOf(run);
     QString s = QStringLiteral("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%1\" height=\"%2\" viewBox=\"0 0 %1 %2\" role=\"img\" "
                                "aria-label=\"median latency per candidate\">\n")
                     .arg(left + plot + 90)
@@ -596,6 +615,7 @@ QString renderHtml(const Run &run)
     s += QStringLiteral("<h2>Latency</h2>\n") + svgChart(run);
 
     // Tree and table in one: the id column is indented by depth.
+    const QString bestId = bestIdOf(run);
     s += QStringLiteral("<h2>Candidates</h2>\n<table class=\"tree\">\n<tr><th>id</th><th>kind</th><th>label</th><th>status</th>"
                         "<th>median ms</th><th>± std</th><th>vs eager</th><th>vs graph</th><th>max err</th><th>verdicts</th><th>note</th></tr>\n");
     for (const auto &r : treeOrder(run)) {
@@ -608,7 +628,7 @@ QString renderHtml(const Run &run)
         if (!c.overrideReason.isEmpty())
             note += QStringLiteral(" (override: %1)").arg(c.overrideReason);
         s += QStringLiteral("<tr><td>%1%2</td><td>%3</td><td>%4</td><td class=\"%5\">%6 %7</td>")
-                 .arg(QString(r.depth * 2, u' '), h(c.id), toName(c.kind), h(c.label), cssClass(run, c), h(statusMark(run, c)),
+                 .arg(QString(r.depth * 2, u' '), h(c.id), toName(c.kind), h(c.label), cssClass(c, bestId), h(markOf(c, bestId)),
                       h(statusText(c)));
         s += QStringLiteral("<td class=\"n\">%1</td><td class=\"n\">%2</td><td class=\"n\">%3</td><td class=\"n\">%4</td>"
                             "<td class=\"n\">%5</td><td class=\"n\">%6</td><td>%7</td></tr>\n")

@@ -94,7 +94,8 @@ bool writeAtomically(const QString &path, const QByteArray &data, QString *error
         setError(error, QStringLiteral("cannot write %1: %2").arg(path, f.errorString()));
         return false;
     }
-    fsyncPath(fi.absolutePath());
+    // No fsync of the directory here: the event that refers to this file is fsync'd next, and a
+    // journaling file system (ext4, xfs) commits the rename with it. Halves the fsyncs per call.
     return true;
 }
 

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <ctime>
 
 using namespace kwb;
 
@@ -140,13 +141,15 @@ int main(int argc, char **argv)
     for (qint64 ns : std::as_const(perCandidateNs))
         per.append(ns / 1e6);
 
-    auto timeOpen = [&](const char *what) {
-        QList<double> v;
+    auto timeOpen = [&](const char *what, bool bodies) {
+        QList<double> v, cpu;
         int n = 0;
         for (int k = 0; k < 5; ++k) {
             QElapsedTimer o;
             o.start();
-            const auto run = store::openRun(dir, &error);
+            const std::clock_t c0 = std::clock();
+            const auto run = store::openRun(dir, &error, nullptr, store::OpenOptions{.exchangeBodies = bodies});
+            cpu.append(double(std::clock() - c0) * 1000.0 / CLOCKS_PER_SEC);
             v.append(o.nsecsElapsed() / 1e6);
             if (!run) {
                 std::fprintf(stderr, "open: %s\n", qPrintable(error));
@@ -154,8 +157,8 @@ int main(int argc, char **argv)
             }
             n = int(run->candidates.size());
         }
-        std::printf("openRun (%s): median %.1f ms of 5 (min %.1f, max %.1f), %d candidates\n", what, median(v),
-                    *std::min_element(v.begin(), v.end()), *std::max_element(v.begin(), v.end()), n);
+        std::printf("openRun (%s): median %.1f ms of 5 (min %.1f, max %.1f; CPU %.1f ms), %d candidates\n", what,
+                    median(v), *std::min_element(v.begin(), v.end()), *std::max_element(v.begin(), v.end()), median(cpu), n);
         return median(v);
     };
 
@@ -163,12 +166,13 @@ int main(int argc, char **argv)
     std::printf("write: %.2f s total, %.2f ms per candidate (median; exchange + kernel + eval, each fsync'd), p95 %.2f ms\n",
                 writeS, median(per), [&] { auto s = per; std::sort(s.begin(), s.end()); return s[int(s.size() * 0.95)]; }());
     std::printf("size: %.1f MB on disk, events.jsonl %.1f MB, run.json %.1f MB\n", bytes / 1e6, events / 1e6, snapshot / 1e6);
-    timeOpen("snapshot + tail, the normal case");
+    timeOpen("snapshot, headers only: the GUI's way", false);
+    timeOpen("snapshot + all exchange bodies from llm/", true);
     QFile::rename(dir + QStringLiteral("/run.json"), dir + QStringLiteral("/run.json.off"));
-    timeOpen("event log only, as after a kill before any snapshot");
+    timeOpen("event log only, headers only: after a kill before any snapshot", false);
     QFile::rename(dir + QStringLiteral("/run.json.off"), dir + QStringLiteral("/run.json"));
 
-    const auto run = store::openRun(dir, &error);
+    const auto run = store::openRun(dir, &error, nullptr, store::OpenOptions{.exchangeBodies = false});
     QElapsedTimer r;
     r.start();
     const QString tree = report::renderTextTree(*run);

@@ -3,14 +3,15 @@
 
 Per task it prints: eager ms, CUDA-graph ms (the same cuDNN call captured in a graph), candidate
 ms (median and p10-p90 spread), the speedup against each, and the max abs error against the
-strict-fp32 reference (TF32 off) and an fp64 reference. Timing is this script's own (the worker's
-one-shot eval mode did not exist when it was written): CUDA events on the current stream, rounds
+strict-fp32 reference (TF32 off) and an fp64 reference. Timing is this script's own: CUDA events on the current stream, rounds
 interleaving eager -> graph -> candidate(s), a synchronize and a 256 MB L2 flush before every
 timed call, one discarded round. `--variants` also sweeps kernel configurations (the candidate
 module's _CFG). It writes JSON (--out) after every task, so a run cut short keeps what it did.
 
 Usage (GPU machine):  python3 tests/bench/showcase_bench.py --out DIR [--tasks 39,40] [--reps 30]
-                      [--variants] [--small-only]
+                      [--variants] [--variant-tasks 39] [--small-only] [--worker]
+--worker also runs the worker's one-shot eval mode per task (added after the measured runs; not
+yet run on a GPU) and prints its table.
 Not a test: it prints figures. tests/gpu/showcase_correctness.py is the pass/fail check.
 """
 import argparse
@@ -259,6 +260,42 @@ def run_task(task, args, results):
     cand_mod._CFG.update(base_cfg)
 
 
+def worker_eval(task, reps):
+    """The evaluator's own figures: `kwb_worker.py eval TASK CANDIDATE --device cuda --json`
+    (correctness vs strict fp32 and fp64, interleaved timing with L2 flush, integrity checks)."""
+    import subprocess
+    cmd = [sys.executable, os.path.join(ROOT, "core", "eval", "worker", "kwb_worker.py"), "eval",
+           os.path.join(ROOT, "tasks", "level3", task + ".py"),
+           os.path.join(ROOT, "resources", "showcase", task + ".py"),
+           "--device", "cuda", "--json", "--repeat", str(reps)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    try:
+        res = json.loads(proc.stdout)
+    except ValueError:
+        return {"status": "no_json", "rc": proc.returncode, "stderr_tail": proc.stderr[-2000:]}
+    res = res.get("result", res)
+    keep = ("status", "reason", "max_abs_err", "max_abs_err_fp64", "candidate", "eager", "graph",
+            "runtime_checks")
+    return {k: res.get(k) for k in keep}
+
+
+def worker_table(results):
+    rows = ["| task | status | eager ms | graph ms | candidate ms | vs eager | vs graph | max err fp32 | "
+            "max err fp64 |", "|---|---|---|---|---|---|---|---|---|"]
+    for task, e in results.items():
+        w = e.get("worker")
+        if not w:
+            continue
+        med = lambda k: (w.get(k) or {}).get("median_ms")
+        c, eg, gr = med("candidate"), med("eager"), med("graph")
+        f = lambda x: ("%.3f" % x) if isinstance(x, (int, float)) else "-"
+        e_ = lambda x: ("%.2e" % x) if isinstance(x, (int, float)) else "-"
+        rows.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            task, w.get("status"), f(eg), f(gr), f(c), ("%.2fx" % (eg / c)) if c and eg else "-",
+            ("%.2fx" % (gr / c)) if c and gr else "-", e_(w.get("max_abs_err")), e_(w.get("max_abs_err_fp64"))))
+    return "\n".join(rows)
+
+
 def table(results):
     rows = ["| task | variant | eager ms | graph ms | candidate ms (p10-p90) | vs eager | vs graph | "
             "max err fp32 | max err fp64 | ok |", "|---|---|---|---|---|---|---|---|---|---|"]
@@ -292,6 +329,8 @@ def main():
     ap.add_argument("--variant-tasks", default="", help="tasks to sweep with --variants (default all)")
     ap.add_argument("--small-only", action="store_true")
     ap.add_argument("--out", default="")
+    ap.add_argument("--worker", action="store_true",
+                    help="also run the worker's one-shot eval per task and print its table")
     args = ap.parse_args()
     if not torch.cuda.is_available():
         print("showcase_bench: no CUDA device; nothing to measure")
@@ -313,11 +352,19 @@ def main():
         except Exception as exc:
             results.setdefault(task, {"task": task, "variants": {}})["error"] = traceback.format_exc()[-3000:]
             print("[%s] FAILED %s" % (task, exc), flush=True)
+        if args.worker:
+            try:
+                results.setdefault(task, {"task": task, "variants": {}})["worker"] = worker_eval(task, args.reps)
+            except Exception as exc:
+                results[task]["worker"] = {"status": "bench_error", "reason": str(exc)}
         print("[%s] %.1f s" % (task, time.time() - t0), flush=True)
         if args.out:
             with open(os.path.join(args.out, "showcase.json"), "w") as f:
                 json.dump({"meta": meta, "results": results}, f, indent=1)
     print(table(results))
+    if args.worker:
+        print("\nWorker one-shot eval (kwb_worker.py eval --device cuda --json):")
+        print(worker_table(results))
     if args.out:
         with open(os.path.join(args.out, "table.md"), "w") as f:
             f.write(table(results) + "\n")
