@@ -35,6 +35,7 @@
 #include <QVBoxLayout>
 
 #include <cmath>
+#include <QElapsedTimer>
 
 namespace kwb {
 
@@ -323,8 +324,11 @@ void MainWindow::onRunLoaded(const QString &dir, const Run &run, const QStringLi
     m_progress->hide();
     m_runDir = dir;
     m_selected.clear();
+    m_bodies.clear();
     m_gateBar->closeRequest();
+    QElapsedTimer T; T.start();
     m_model->setRun(run);
+    qInfo("setRun+expand %lld", T.restart());
     m_runs->setCurrentRun(dir);
     setWindowTitle(tr("%1 — Kernel Workbench").arg(run.info.id.isEmpty() ? QFileInfo(dir).fileName() : run.info.id));
     updateRunSummary();
@@ -333,11 +337,13 @@ void MainWindow::onRunLoaded(const QString &dir, const Run &run, const QStringLi
         msg += tr("; %1").arg(warnings.join(QStringLiteral("; ")));
     statusBar()->showMessage(msg, 8000);
     QSettings().setValue(kLastRun, dir);
+    qInfo("summary %lld", T.restart());
     // Start where a person looks first: the best candidate, else the first one.
     if (!m_model->bestId().isEmpty())
         selectCandidate(m_model->bestId());
     else if (!run.candidates.isEmpty())
         selectCandidate(run.candidates.first().id);
+    qInfo("select %lld", T.restart());
     emit runOpened(dir);
 }
 
@@ -405,8 +411,26 @@ void MainWindow::showCandidateDetails(const Candidate *c, bool reloadCode)
     QList<LlmExchange> calls;
     for (const QString &xid : c->exchangeIds)
         if (const LlmExchange *x = run().exchange(xid))
-            calls.append(*x);
+            calls.append(withBody(*x));
     m_exchange->showExchanges(calls);
+}
+
+LlmExchange MainWindow::withBody(const LlmExchange &x)
+{
+    // The store opens runs with exchange headers only (fast); the text of a call is read when shown.
+    if (!x.messages.isEmpty() || !x.response.isEmpty() || m_runDir.isEmpty())
+        return x;
+    if (auto it = m_bodies.constFind(x.id); it != m_bodies.cend())
+        return *it;
+    QString error;
+    std::optional<LlmExchange> body = store::readExchange(m_runDir, x.id, &error);
+    if (!body) {
+        LlmExchange shown = x;
+        shown.response = tr("[the text of this call could not be read: %1]").arg(error);
+        return shown;
+    }
+    m_bodies.insert(x.id, *body);
+    return *body;
 }
 
 void MainWindow::clickGate(pipeline::GateAction action)

@@ -104,6 +104,7 @@ private:
     void onRunFailed(const QString &dir, const QString &error);
     void onCandidateSelected(const QString &id);
     void showCandidateDetails(const Candidate *c, bool reloadCode);
+    LlmExchange withBody(const LlmExchange &x);
     void showShortcuts();
     void clickGate(pipeline::GateAction action);
     void updateRunSummary();
@@ -125,6 +126,7 @@ private:
     QProgressBar *m_progress = nullptr;
     QString m_runDir;
     QString m_selected;
+    QHash<QString, LlmExchange> m_bodies; ///< exchange texts read from llm/<id>.json, by id
     bool m_interactive = true;
 };
 

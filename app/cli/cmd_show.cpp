@@ -69,7 +69,8 @@ int kwb::cli::runShow(const QStringList &args)
 
     QString error;
     QStringList warnings;
-    const auto run = store::openRun(runDir, &error, &warnings);
+    // Only --json prints prompts and responses; the tree and reports need the exchanges' headers.
+    const auto run = store::openRun(runDir, &error, &warnings, store::OpenOptions{.exchangeBodies = mode == Mode::Json});
     if (!run) {
         err() << "kwb show: " << error << "\n";
         err().flush();

@@ -9,6 +9,10 @@
 
 #include <QHash>
 
+#include <QPair>
+
+#include <algorithm>
+#include <limits>
 #include <vector>
 
 namespace kwb::diff {
@@ -61,8 +65,9 @@ std::vector<int> editScript(const std::vector<int> &a, const std::vector<int> &b
         out.insert(out.end(), b.size(), dtl::SES_ADD);
         return out;
     }
+    // Not onHuge(): it reserves 48 MB of path coordinates up front, which costs more than the
+    // diff itself for kernel-sized inputs.
     dtl::Diff<int, std::vector<int>> d(a, b);
-    d.onHuge(); // bounds the memory of the path on very different inputs
     d.compose();
     const auto seq = d.getSes().getSequence();
     out.reserve(seq.size());
@@ -106,6 +111,16 @@ QStringList splitKeepingEndings(const QString &text)
     return lines;
 }
 
+/// The id of `key`, a new one for a key not seen yet (QHash::emplace would overwrite).
+template<typename Key>
+int internId(QHash<Key, int> &ids, const Key &key)
+{
+    auto it = ids.constFind(key);
+    if (it == ids.constEnd())
+        it = ids.insert(key, static_cast<int>(ids.size()));
+    return it.value();
+}
+
 enum class TokenClass { Word, Space, Other };
 TokenClass classOf(QChar c)
 {
@@ -145,6 +160,84 @@ void appendRange(QList<Range> *ranges, int start, int length)
         ranges->append({start, length});
 }
 
+/// How alike two lines are, 0..1: the Dice coefficient of their token multisets. Cheap (no
+/// alignment), good enough to decide which deleted line became which inserted one.
+double similarity(const QString &a, const QString &b)
+{
+    if (a.trimmed() == b.trimmed())
+        return 1.0;
+    QHash<QStringView, int> counts;
+    int na = 0, nb = 0, common = 0;
+    auto tokens = [](const QString &s, auto &&fn) {
+        const std::vector<int> bounds = tokenBounds(s, Granularity::Word);
+        for (size_t i = 0; i + 1 < bounds.size(); ++i) {
+            const QStringView t = QStringView(s).mid(bounds[i], bounds[i + 1] - bounds[i]);
+            if (classOf(t.front()) != TokenClass::Space)
+                fn(t);
+        }
+    };
+    tokens(a, [&](QStringView t) {
+        ++counts[t];
+        ++na;
+    });
+    tokens(b, [&](QStringView t) {
+        ++nb;
+        auto it = counts.find(t);
+        if (it != counts.end() && it.value() > 0) {
+            --it.value();
+            ++common;
+        }
+    });
+    return na + nb == 0 ? 0.0 : 2.0 * common / (na + nb);
+}
+
+/// Pairs the deleted lines of a hunk with its inserted lines: a monotone matching that maximises
+/// the summed similarity (pairs below 0.3 are not matched), by dynamic programming. Large hunks
+/// (where O(n·m) similarity would cost) pair in order instead.
+QList<QPair<int, int>> matchLines(const QStringList &left, const QList<int> &dels, const QStringList &right,
+                                  const QList<int> &adds)
+{
+    QList<QPair<int, int>> out;
+    const qsizetype n = dels.size(), m = adds.size();
+    if (n == 0 || m == 0)
+        return out;
+    constexpr double kMinSimilarity = 0.3;
+    if (n * m > 200 * 200) {
+        for (qsizetype i = 0; i < std::min(n, m); ++i)
+            out.append({dels[i], adds[i]});
+        return out;
+    }
+    std::vector<double> sim(static_cast<size_t>(n * m));
+    for (qsizetype i = 0; i < n; ++i)
+        for (qsizetype j = 0; j < m; ++j)
+            sim[static_cast<size_t>(i * m + j)] = similarity(left.at(dels[i] - 1), right.at(adds[j] - 1));
+    // best[i][j]: the best total for the first i deletions and j insertions.
+    std::vector<double> best(static_cast<size_t>((n + 1) * (m + 1)), 0.0);
+    auto at = [m](qsizetype i, qsizetype j) { return static_cast<size_t>(i * (m + 1) + j); };
+    for (qsizetype i = 1; i <= n; ++i) {
+        for (qsizetype j = 1; j <= m; ++j) {
+            double v = std::max(best[at(i - 1, j)], best[at(i, j - 1)]);
+            const double s = sim[static_cast<size_t>((i - 1) * m + (j - 1))];
+            if (s >= kMinSimilarity)
+                v = std::max(v, best[at(i - 1, j - 1)] + s);
+            best[at(i, j)] = v;
+        }
+    }
+    for (qsizetype i = n, j = m; i > 0 && j > 0;) {
+        const double s = sim[static_cast<size_t>((i - 1) * m + (j - 1))];
+        if (s >= kMinSimilarity && best[at(i, j)] == best[at(i - 1, j - 1)] + s) {
+            out.prepend({dels[i - 1], adds[j - 1]});
+            --i;
+            --j;
+        } else if (best[at(i, j)] == best[at(i - 1, j)]) {
+            --i;
+        } else {
+            --j;
+        }
+    }
+    return out;
+}
+
 } // namespace
 
 void diffLine(const QString &left, const QString &right, Granularity g, QList<Range> *leftRanges,
@@ -161,7 +254,7 @@ void diffLine(const QString &left, const QString &right, Granularity g, QList<Ra
         v.reserve(bounds.size());
         for (size_t i = 0; i + 1 < bounds.size(); ++i) {
             const QStringView t = QStringView(s).mid(bounds[i], bounds[i + 1] - bounds[i]);
-            v.push_back(ids.emplace(t, static_cast<int>(ids.size())).value());
+            v.push_back(internId(ids, t));
         }
         return v;
     };
@@ -197,7 +290,7 @@ DiffResult diffTexts(const QString &left, const QString &right, const Options &o
         v.reserve(static_cast<size_t>(lines.size()));
         for (qsizetype i = 0; i < lines.size(); ++i) {
             const QString key = lineKey(lines.at(i), i == lines.size() - 1, terminated, options);
-            v.push_back(ids.emplace(key, static_cast<int>(ids.size())).value());
+            v.push_back(internId(ids, key));
         }
         return v;
     };
@@ -227,11 +320,15 @@ DiffResult diffTexts(const QString &left, const QString &right, const Options &o
         h.leftCount = static_cast<int>(dels.size());
         h.rightStart = adds.isEmpty() ? rn : adds.first();
         h.rightCount = static_cast<int>(adds.size());
-        const qsizetype paired = std::min(dels.size(), adds.size());
-        for (qsizetype i = 0; i < paired; ++i) {
-            LinePair p{dels[i], adds[i], LineKind::Change, {}, {}};
-            const QString &l = r.leftLines.at(p.leftLine - 1);
-            const QString &rr = r.rightLines.at(p.rightLine - 1);
+        // Deleted and inserted lines are matched by similarity (in order), the rest stay pure
+        // deletions and insertions: an inserted line between two edited ones does not shift
+        // every pairing after it.
+        const QList<QPair<int, int>> matches = matchLines(r.leftLines, dels, r.rightLines, adds);
+        qsizetype di = 0, ai = 0;
+        auto emitChange = [&](int leftLine, int rightLine) {
+            LinePair p{leftLine, rightLine, LineKind::Change, {}, {}};
+            const QString &l = r.leftLines.at(leftLine - 1);
+            const QString &rr = r.rightLines.at(rightLine - 1);
             if (l.size() <= options.maxIntraLineLength && rr.size() <= options.maxIntraLineLength) {
                 diffLine(l, rr, options.intraLine, &p.leftRanges, &p.rightRanges);
             } else {
@@ -240,15 +337,24 @@ DiffResult diffTexts(const QString &left, const QString &right, const Options &o
             }
             r.pairs.append(p);
             ++r.changed;
+        };
+        auto flushUntil = [&](int leftLine, int rightLine) {
+            for (; di < dels.size() && dels[di] < leftLine; ++di) {
+                r.pairs.append({dels[di], 0, LineKind::Delete, {}, {}});
+                ++r.deleted;
+            }
+            for (; ai < adds.size() && adds[ai] < rightLine; ++ai) {
+                r.pairs.append({0, adds[ai], LineKind::Insert, {}, {}});
+                ++r.inserted;
+            }
+        };
+        for (const auto &[leftLine, rightLine] : matches) {
+            flushUntil(leftLine, rightLine);
+            emitChange(leftLine, rightLine);
+            ++di;
+            ++ai;
         }
-        for (qsizetype i = paired; i < dels.size(); ++i) {
-            r.pairs.append({dels[i], 0, LineKind::Delete, {}, {}});
-            ++r.deleted;
-        }
-        for (qsizetype i = paired; i < adds.size(); ++i) {
-            r.pairs.append({0, adds[i], LineKind::Insert, {}, {}});
-            ++r.inserted;
-        }
+        flushUntil(std::numeric_limits<int>::max(), std::numeric_limits<int>::max());
         h.pairCount = static_cast<int>(r.pairs.size()) - h.firstPair;
         r.hunks.append(h);
     }

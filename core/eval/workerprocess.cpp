@@ -41,6 +41,8 @@ WorkerProcess::WorkerProcess(const QString &python, const QString &scratchDir, c
     , m_scratch(scratchDir)
     , m_sandbox(sandbox)
 {
+    // The child called setsid(): its pid is its process group's id.
+    connect(&m_proc, &QProcess::started, this, [this] { m_pgid = m_proc.processId(); });
     connect(&m_proc, &QProcess::readyReadStandardOutput, this, &WorkerProcess::onStdout);
     connect(&m_proc, &QProcess::readyReadStandardError, this, &WorkerProcess::onStderr);
     connect(&m_proc, &QProcess::finished, this, &WorkerProcess::onFinished);
@@ -69,6 +71,9 @@ void WorkerProcess::start()
     QProcessEnvironment envir = env::scrubbedEnvironment();
     // Caches and HOME in the scratch dir: the candidate writes nowhere else, and a Triton or
     // load_inline cache of one candidate never serves another.
+    // Packages installed with `pip install --user` live under the real HOME: keep them importable.
+    if (!envir.contains(QStringLiteral("PYTHONUSERBASE")) && envir.contains(QStringLiteral("HOME")))
+        envir.insert(QStringLiteral("PYTHONUSERBASE"), envir.value(QStringLiteral("HOME")) + QStringLiteral("/.local"));
     envir.insert(QStringLiteral("HOME"), m_scratch);
     envir.insert(QStringLiteral("TRITON_CACHE_DIR"), m_scratch + QStringLiteral("/.triton"));
     envir.insert(QStringLiteral("TORCH_EXTENSIONS_DIR"), m_scratch + QStringLiteral("/.torch_extensions"));
@@ -95,8 +100,6 @@ void WorkerProcess::start()
     m_sandbox.wrap(&program, &args, m_scratch);
     m_age.start();
     m_proc.start(program, args);
-    if (m_proc.waitForStarted(10000))
-        m_pgid = m_proc.processId();
 }
 
 bool WorkerProcess::send(const QJsonObject &request)

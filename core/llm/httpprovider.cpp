@@ -166,8 +166,11 @@ void HttpCall::onReadyRead()
         }
         return;
     }
-    for (const auto &e : m_sse.feed(bytes))
+    for (const auto &e : m_sse.feed(bytes)) {
+        if (isFinished())
+            return; // cancelled from a slot of a delta emitted just now
         handleEvent(e);
+    }
     if (m_text.size() + m_reasoning.size() > kMaxBodyBytes) {
         dropReply();
         fail(QStringLiteral("the streamed answer is larger than %1 MB; giving up").arg(kMaxBodyBytes >> 20));
@@ -176,7 +179,7 @@ void HttpCall::onReadyRead()
 
 void HttpCall::handleEvent(const SseEvent &e)
 {
-    if (!m_streamError.isEmpty())
+    if (!m_streamError.isEmpty() || isFinished())
         return;
     const QString data = e.data.trimmed();
     if (data == QLatin1String("[DONE]")) {
@@ -246,7 +249,7 @@ void HttpCall::handleEvent(const SseEvent &e)
             Q_EMIT reasoningDelta(r);
         }
         const QString t = d.value("content").toString();
-        if (!t.isEmpty()) {
+        if (!t.isEmpty() && !isFinished()) {
             m_text += t;
             Q_EMIT delta(t);
         }
@@ -349,6 +352,8 @@ void HttpCall::onReplyFinished()
                 handleEvent(e);
         else
             m_body += rest;
+        if (isFinished())
+            return;
     }
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     const auto netError = reply->error();
@@ -412,6 +417,8 @@ void HttpCall::onReplyFinished()
     if (m_sseMode) {
         for (const auto &e : m_sse.finish())
             handleEvent(e);
+        if (isFinished())
+            return; // cancelled from a slot while the last events were handled
         if (!m_streamError.isEmpty()) {
             if (m_streamErrorRetryable)
                 retryOrFail(m_streamError, -1);
@@ -455,7 +462,8 @@ void HttpCall::retryOrFail(const QString &why, int retryAfterMs)
         delayMs = static_cast<int>(std::min<double>(base * jitter, kMaxBackoffMs));
     }
     Q_EMIT retrying(m_attempt + 1, delayMs, redact(why, m_key));
-    m_backoff.start(delayMs);
+    if (!isFinished()) // a slot may have cancelled the call
+        m_backoff.start(delayMs);
 }
 
 void HttpCall::fail(const QString &why)

@@ -373,8 +373,10 @@ PYBIND11_MODULE(kwb, m)
                 l.append(toPy(json::toJson(g)));
             return l;
         })
-        .def("candidate", &PyRun::candidate, py::arg("id"))
-        .def("children", &PyRun::children, py::arg("parent_id") = std::string(),
+        .def("candidate", [](const PyRun &r, const std::string &id) { return r.candidate(QString::fromStdString(id)); },
+             py::arg("id"), "the candidate with this id, or None")
+        .def("children", [](const PyRun &r, const std::string &id) { return r.children(QString::fromStdString(id)); },
+             py::arg("parent_id") = std::string(),
              "the candidates whose parent is parent_id ('' for the roots)")
         .def("best", &PyRun::best, "the selected best candidate, or None")
         .def("token_table", [](const PyRun &r) {

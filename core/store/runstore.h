@@ -24,10 +24,11 @@ inline constexpr int kSchemaVersion = 1;
 
 /// How much of a run openRun reads.
 struct OpenOptions {
-    /// Read each LLM exchange's messages, response and reasoning from llm/<xid>.json. Without
-    /// them, exchanges carry only their header (call type, tokens, cost, times, error); a viewer
-    /// that opens big runs fast passes false and calls readExchange() for the one it shows.
-    bool exchangeBodies = true;
+    /// Also read each LLM exchange's messages, response and reasoning from llm/<xid>.json (one
+    /// file per call: ~10x slower on big runs). By default exchanges carry only their header
+    /// (call type, provider, tokens, cost, times, error, candidate); a viewer calls readExchange()
+    /// for the one it shows. RunWriter::run() always has the bodies.
+    bool exchangeBodies = false;
 };
 
 /// Opens a run directory (also one still being written, or one killed mid-run). Returns nullopt

@@ -12,7 +12,7 @@
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QFile>
-#include <QTest>
+#include <QTimer>
 
 #include <algorithm>
 #include <cstdio>
@@ -60,6 +60,23 @@ Sample measure(Evaluator &ev, const EvalRequest &req)
     return s;
 }
 
+/// Runs the event loop until `pred` holds (checked every 20 ms) or `ms` pass.
+template<typename Pred>
+void waitFor(Pred pred, int ms)
+{
+    QElapsedTimer t;
+    t.start();
+    QEventLoop loop;
+    QTimer poll;
+    QObject::connect(&poll, &QTimer::timeout, &loop, [&] {
+        if (pred() || t.elapsed() > ms)
+            loop.quit();
+    });
+    poll.start(20);
+    if (!pred())
+        loop.exec();
+}
+
 double median(QList<double> v)
 {
     std::sort(v.begin(), v.end());
@@ -79,7 +96,7 @@ void series(const char *title, Evaluator &ev, const EvalRequest &req, int n, boo
     QList<double> overheads;
     for (int i = 0; i < n; ++i) {
         if (waitWarm) // the time a person spends between candidates: the warm worker is ready
-            QTest::qWaitFor([&] { return ev.warmWorkerReady(); }, 120000);
+            waitFor([&] { return ev.warmWorkerReady(); }, 120000);
         const Sample s = measure(ev, req);
         if (s.result.status != EvalStatus::Ok) {
             std::printf("  %-4d failed: %s\n", i + 1, qPrintable(toName(s.result.status) + QStringLiteral(": ") + s.result.reason));
@@ -132,7 +149,7 @@ int main(int argc, char **argv)
     QList<double> speedups;
     QString unit;
     for (int i = 0; i < n; ++i) {
-        QTest::qWaitFor([&] { return ev.warmWorkerReady(); }, 120000);
+        waitFor([&] { return ev.warmWorkerReady(); }, 120000);
         const EvalResult r = ev.evaluateBlocking(req);
         if (r.status != EvalStatus::Ok) {
             std::printf("  %d failed: %s\n", i + 1, qPrintable(r.reason));

@@ -163,7 +163,7 @@ int main(int argc, char **argv)
     };
 
     std::printf("run store benchmark: %d candidates, ~200-line kernels, evaluations, one LLM exchange each\n", count);
-    std::printf("write: %.2f s total, %.2f ms per candidate (median; exchange + kernel + eval, each fsync'd), p95 %.2f ms\n",
+    std::printf("write: %.2f s total, %.2f ms per candidate (median; exchange, kernel, eval files + 3 events, fsync'd), p95 %.2f ms\n",
                 writeS, median(per), [&] { auto s = per; std::sort(s.begin(), s.end()); return s[int(s.size() * 0.95)]; }());
     std::printf("size: %.1f MB on disk, events.jsonl %.1f MB, run.json %.1f MB\n", bytes / 1e6, events / 1e6, snapshot / 1e6);
     timeOpen("snapshot, headers only: the GUI's way", false);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The views and their wiring: selection drives the code and verdict views, clicking a verdict moves
 // the code view to its lines, the gate bar emits each decision, the LLM view streams in batches.
+#include "candidatetreemodel.h"
 #include "candidatetreeview.h"
 #include "codeview.h"
 #include "exchangeview.h"

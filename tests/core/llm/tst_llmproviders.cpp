@@ -346,11 +346,43 @@ private Q_SLOTS:
         LlmCall *call = provider->send(request());
         QSignalSpy retrying(call, &LlmCall::retrying);
         QSignalSpy finished(call, &LlmCall::finished);
+        QSignalSpy deltas(call, &LlmCall::delta);
         QVERIFY(retrying.wait(10000));
         call->cancel();
         QCOMPARE(finished.count(), 1);
-        QVERIFY(!finished.wait(1500)); // the backoff timer must not start another attempt
+        QVERIFY(!finished.wait(1500)); // past Retry-After: the backoff timer must not start another attempt
+        QCOMPARE(deltas.count(), 0);
         QCOMPARE(call->exchange().error, QStringLiteral("cancelled"));
+    }
+
+    void cancelFromInsideRetryingSlot()
+    {
+        auto provider = createProvider(config(QStringLiteral("always-500")));
+        LlmCall *call = provider->send(request());
+        connect(call, &LlmCall::retrying, call, [call] { call->cancel(); });
+        QSignalSpy retrying(call, &LlmCall::retrying);
+        QSignalSpy finished(call, &LlmCall::finished);
+        QVERIFY(finished.wait(10000));
+        QVERIFY(!finished.wait(300)); // backoff is 20 ms: a second attempt would have retried by now
+        QCOMPARE(retrying.count(), 1);
+        QCOMPARE(call->exchange().error, QStringLiteral("cancelled"));
+    }
+
+    void cancelFromInsideDeltaSlot()
+    {
+        auto provider = createProvider(config(QStringLiteral("slow")));
+        LlmCall *call = provider->send(request());
+        int deltasSeen = 0;
+        connect(call, &LlmCall::delta, call, [&deltasSeen, call] {
+            ++deltasSeen;
+            call->cancel(); // re-entrant: from the call's own signal
+        });
+        QSignalSpy finished(call, &LlmCall::finished);
+        QVERIFY(finished.wait(10000));
+        QVERIFY(!finished.wait(300));
+        QCOMPARE(finished.count(), 1);
+        QCOMPARE(call->exchange().error, QStringLiteral("cancelled"));
+        QCOMPARE(deltasSeen, 1); // not even the rest of the read being decoded
     }
 
     void cancelBeforeStart()

@@ -150,12 +150,12 @@ void TestRunStore::roundTrip()
         QCOMPARE(QFileInfo(dir).fileName(), runDirectoryName(sampleInfo().createdAt, "39_GRU", "replay"));
         QVERIFY(isRunDirectory(dir));
         // Readable while the writer is still alive.
-        const auto live = openRun(dir, &error);
+        const auto live = openRun(dir, &error, nullptr, OpenOptions{.exchangeBodies = true});
         QVERIFY2(live, qPrintable(error));
         QCOMPARE(asJson(*live), asJson(written));
     }
     QStringList warnings;
-    const auto run = openRun(dir, &error, &warnings);
+    const auto run = openRun(dir, &error, &warnings, OpenOptions{.exchangeBodies = true});
     QVERIFY2(run, qPrintable(error));
     QVERIFY(warnings.isEmpty());
     QCOMPARE(asJson(*run), asJson(written));
@@ -170,7 +170,7 @@ void TestRunStore::roundTrip()
     QCOMPARE(run->exchanges[0].messages.size(), 1);
     QCOMPARE(run->exchanges[0].response, QStringLiteral("```python\n...\n```"));
     // A fast open leaves the (large) bodies on disk; readExchange fetches one whole.
-    const auto light = openRun(dir, &error, nullptr, OpenOptions{.exchangeBodies = false});
+    const auto light = openRun(dir, &error); // the default: headers only
     QVERIFY2(light, qPrintable(error));
     QVERIFY(light->exchanges[0].messages.isEmpty());
     QVERIFY(light->exchanges[0].response.isEmpty());
@@ -207,7 +207,7 @@ void TestRunStore::eventLogAloneIsEnough()
     }
     QVERIFY(QFile::remove(dir + "/run.json"));
     QString error;
-    const auto run = openRun(dir, &error);
+    const auto run = openRun(dir, &error, nullptr, OpenOptions{.exchangeBodies = true});
     QVERIFY2(run, qPrintable(error));
     QCOMPARE(asJson(*run), asJson(written));
 }
@@ -234,14 +234,14 @@ void TestRunStore::staleSnapshotPlusNewerEvents()
     // As if the process died long after its last snapshot: the events after it must be replayed.
     writeBytes(dir + "/run.json", early);
     QString error;
-    const auto run = openRun(dir, &error);
+    const auto run = openRun(dir, &error, nullptr, OpenOptions{.exchangeBodies = true});
     QVERIFY2(run, qPrintable(error));
     QCOMPARE(run->candidates.size(), 3);
     QCOMPARE(asJson(*run), asJson(written));
     // A damaged snapshot is not fatal when the log is there: it is rebuilt, with a warning.
     writeBytes(dir + "/run.json", "{\"schema_version\":1, broken");
     QStringList warnings;
-    const auto again = openRun(dir, &error, &warnings);
+    const auto again = openRun(dir, &error, &warnings, OpenOptions{.exchangeBodies = true});
     QVERIFY2(again, qPrintable(error));
     QCOMPARE(asJson(*again), asJson(written));
     QCOMPARE(warnings.size(), 1);
@@ -350,7 +350,7 @@ void TestRunStore::truncatedLastLine()
     appendBytes(dir + "/events.jsonl", "{\"seq\":99,\"at\":\"2026-11-22T14:20:00Z\",\"type\":\"candidate_added\",\"data\":{\"id\":\"c00");
     QString error;
     QStringList warnings;
-    auto run = openRun(dir, &error, &warnings);
+    auto run = openRun(dir, &error, &warnings, OpenOptions{.exchangeBodies = true});
     QVERIFY2(run, qPrintable(error));
     QCOMPARE(asJson(*run), asJson(written));
     QCOMPARE(warnings.size(), 1);
