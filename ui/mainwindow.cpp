@@ -35,7 +35,6 @@
 #include <QVBoxLayout>
 
 #include <cmath>
-#include <QElapsedTimer>
 
 namespace kwb {
 
@@ -326,9 +325,7 @@ void MainWindow::onRunLoaded(const QString &dir, const Run &run, const QStringLi
     m_selected.clear();
     m_bodies.clear();
     m_gateBar->closeRequest();
-    QElapsedTimer T; T.start();
     m_model->setRun(run);
-    qInfo("setRun+expand %lld", T.restart());
     m_runs->setCurrentRun(dir);
     setWindowTitle(tr("%1 — Kernel Workbench").arg(run.info.id.isEmpty() ? QFileInfo(dir).fileName() : run.info.id));
     updateRunSummary();
@@ -337,13 +334,11 @@ void MainWindow::onRunLoaded(const QString &dir, const Run &run, const QStringLi
         msg += tr("; %1").arg(warnings.join(QStringLiteral("; ")));
     statusBar()->showMessage(msg, 8000);
     QSettings().setValue(kLastRun, dir);
-    qInfo("summary %lld", T.restart());
     // Start where a person looks first: the best candidate, else the first one.
     if (!m_model->bestId().isEmpty())
         selectCandidate(m_model->bestId());
     else if (!run.candidates.isEmpty())
         selectCandidate(run.candidates.first().id);
-    qInfo("select %lld", T.restart());
     emit runOpened(dir);
 }
 

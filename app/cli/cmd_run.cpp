@@ -192,7 +192,8 @@ int runRun(const QStringList &args)
         const QString authored = replay->metadata().value(QStringLiteral("authored_by")).toString();
         out() << "replay: " << pc.cassette << (authored.isEmpty() ? QString() : QStringLiteral(" (authored by ") + authored + QLatin1Char(')'))
               << (pc.replayLenient ? QStringLiteral(", lenient prompt matching") : QString()) << "\n";
-        QObject::connect(replay, &llm::ReplayProvider::mismatchIgnored, [](const QString &report) {
+        if (!shippedReplay)
+            QObject::connect(replay, &llm::ReplayProvider::mismatchIgnored, [](const QString &report) {
             out() << "  replay: prompt differs from the recording (served anyway): " << report.section(QLatin1Char('\n'), 0, 0) << "\n";
             out().flush();
         });

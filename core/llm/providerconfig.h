@@ -46,7 +46,7 @@ QString configDir();
 /// whose name matches a builtin overrides only the keys it sets). `error` reports a broken file.
 QList<ProviderConfig> loadProviders(QString *error = nullptr);
 
-/// Finds a provider by name in loadProviders(); nullopt-like empty name when unknown.
+/// Finds a provider by name in loadProviders(); a default config (empty name) when unknown.
 ProviderConfig findProvider(const QString &name, bool *found = nullptr);
 
 /// True when the provider needs no key or a key can be found (env var or keys file).

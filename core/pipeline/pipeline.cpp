@@ -363,6 +363,10 @@ void Pipeline::runAnalysis(int index)
             if (auto a = prompts::extractAnalysis(x.response))
                 return optimize(*a);
 
+    if (replayHasNoAnswer(analysisType)) {
+        log(QStringLiteral("%1: the cassette holds no answer for this call; step skipped").arg(analysisType));
+        return runAnalysis(index + 1);
+    }
     Step s;
     s.label = analysisType;
     s.kind = CandidateKind::AlgoOpt;
@@ -613,6 +617,12 @@ void Pipeline::sendLlm(const Step &step, QList<ChatMessage> messages, std::funct
             x.id = xid;
             if (x.promptHash.isEmpty())
                 x.promptHash = llm::promptHash(x.messages);
+            if (x.error.isEmpty() && x.inputTokens == 0 && x.outputTokens == 0) {
+                // Replayed cassettes and some local servers give no usage: estimate, and say so.
+                x.inputTokens = llm::estimateTokens(x.messages);
+                x.outputTokens = llm::estimateTokens(x.response);
+                x.tokensEstimated = true;
+            }
             m_writer->updateExchange(x);
             emit exchangeFinished(x);
             if (!x.error.isEmpty())
