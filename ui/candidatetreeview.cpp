@@ -62,11 +62,12 @@ CandidateTreeView::CandidateTreeView(CandidateTreeModel *model, QWidget *parent)
     m_tree->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_tree->setUniformRowHeights(true); // lets a 2,000-row tree lay out without measuring every row
     m_tree->setAlternatingRowColors(true);
+    m_tree->setIndentation(14); // repair chains nest deeply; the default indentation hides the names
     m_tree->header()->setStretchLastSection(false);
-    const QList<QPair<int, int>> widths{{CandidateTreeModel::NameColumn, 200}, {CandidateTreeModel::KindColumn, 85},
+    const QList<QPair<int, int>> widths{{CandidateTreeModel::NameColumn, 190}, {CandidateTreeModel::KindColumn, 100},
                                         {CandidateTreeModel::StatusColumn, 120}, {CandidateTreeModel::ScoreEagerColumn, 58},
-                                        {CandidateTreeModel::ScoreGraphColumn, 58}, {CandidateTreeModel::LatencyColumn, 100},
-                                        {CandidateTreeModel::DeltaColumn, 62}, {CandidateTreeModel::TokensColumn, 60}};
+                                        {CandidateTreeModel::ScoreGraphColumn, 58}, {CandidateTreeModel::LatencyColumn, 112},
+                                        {CandidateTreeModel::DeltaColumn, 72}, {CandidateTreeModel::TokensColumn, 60}};
     for (const auto &[column, width] : widths)
         m_tree->setColumnWidth(column, width);
 

@@ -88,6 +88,9 @@ int main(int argc, char *argv[])
     if (!args.isEmpty()) {
         window.openRun(args.first());
     } else if (parser.isSet(demo) || !anyLlmKey()) {
+        QString why;
+        if (kwb::MainWindow::demoRunDirectory(&why).isEmpty())
+            std::fprintf(stderr, "kernel-workbench: %s\n", qPrintable(why));
         if (!window.openDemo() && !parser.isSet(demo) && !kwb::MainWindow::lastRunDirectory().isEmpty())
             window.openRun(kwb::MainWindow::lastRunDirectory());
     } else if (!kwb::MainWindow::lastRunDirectory().isEmpty()) {

@@ -114,7 +114,7 @@ bool WorkerProcess::send(const QJsonObject &request)
 void WorkerProcess::kill()
 {
     if (m_pgid > 0)
-        (void)0;
+        ::kill(-static_cast<pid_t>(m_pgid), SIGKILL);
     if (m_proc.state() != QProcess::NotRunning)
         m_proc.kill();
 }
@@ -209,7 +209,7 @@ void WorkerProcess::onFinished(int code, QProcess::ExitStatus status)
     }
     // Whatever the worker left behind in its group goes with it.
     if (m_pgid > 0)
-        (void)0;
+        ::kill(-static_cast<pid_t>(m_pgid), SIGKILL);
     Q_EMIT finished();
 }
 
