@@ -68,12 +68,6 @@ Pipeline::Pipeline(PipelineConfig config, llm::LlmProvider *provider, Evaluator 
     qRegisterMetaType<kwb::LlmExchange>();
     qRegisterMetaType<kwb::RunState>();
     m_detect = defaultDetectorHook();
-    if (m_evaluator)
-        connect(m_evaluator, &Evaluator::evaluationFinished, this,
-                [this](const QString &jobId, const EvalResult &) {
-                    // The result itself is taken in evaluate(); here only jobs of others are ignored.
-                    Q_UNUSED(jobId);
-                });
 }
 
 Pipeline::~Pipeline()

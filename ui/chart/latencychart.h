@@ -54,7 +54,7 @@ public:
 
     QStringList candidateIds() const;
     int barCount() const { return static_cast<int>(m_bars.size()); }
-    /// Where bar `index` is drawn (its middle), in the coordinates of the chart's view widget.
+    /// Where bar `index` is drawn (its middle), in viewWidget() coordinates.
     QPointF barCenter(int index) const;
     /// The widget that draws the chart (clicks and screenshots go there).
     QWidget *viewWidget() const;
