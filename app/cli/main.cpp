@@ -37,7 +37,7 @@ const std::map<QString, Command> &commands()
         {QStringLiteral("tasks"), {runTasks, "tasks [DIR...] [--json]          list the task library"}},
         {QStringLiteral("baseline"), {runBaseline, "baseline TASK [options]         time the reference (eager, CUDA graph)"}},
         {QStringLiteral("eval"), {runEval, "eval TASK CANDIDATE [options]   check and time a candidate"}},
-        {QStringLiteral("show"), {runShow, "show RUN [--json]               print a run's candidate tree"}},
+        {QStringLiteral("show"), {runShow, "show RUN [--json|--markdown|--html FILE]  print a run's tree or a report"}},
         {QStringLiteral("detect"), {runDetect, "detect TASK CANDIDATE [--json]  run the detectors on a file"}},
         {QStringLiteral("run"), {runRun, "run TASK [options]              run the optimization pipeline"}},
     };
