@@ -328,7 +328,11 @@ void Evaluator::startJob()
 
 void Evaluator::onWorkerReady()
 {
-    if (!m_current || m_current->stage != Job::Starting || (sender() != nullptr && sender() != m_current->worker))
+    // Only the current job's worker may start it. startJob() also calls this directly, possibly
+    // from inside another object's signal (the GPU lock's acquired()), so the sender is trusted
+    // only when it is a worker: any other sender means a direct call.
+    auto *from = qobject_cast<WorkerProcess *>(sender());
+    if (!m_current || m_current->stage != Job::Starting || (from && from != m_current->worker))
         return;
     Job &job = *m_current;
     WorkerProcess *w = job.worker;

@@ -118,6 +118,29 @@ private Q_SLOTS:
         QCOMPARE(finished.first().at(0).toString(), id);
         QCOMPARE(finished.first().at(1).value<EvalResult>().status, EvalStatus::Ok);
     }
+
+    // Regression: two `kwb run` processes on one GPU hung for ever. The job that waited for the lock
+    // was started from the lock's acquired() signal, found the pre-started worker already ready,
+    // and mistook the lock for a stale worker's signal; no limit was armed, so nothing ended it.
+    void waitingJobUsesReadyPrestartedWorker()
+    {
+        if (!workerPresent())
+            QSKIP("the worker is not there yet");
+        QProcess holder;
+        QVERIFY(startHolder(holder, QStringLiteral("cpu")));
+        Evaluator ev;
+        ev.setPrestartEnabled(true);
+        ev.prestart();
+        QTRY_VERIFY_WITH_TIMEOUT(ev.warmWorkerReady(), 120000);
+        QSignalSpy phases(&ev, &Evaluator::phaseChanged);
+        QSignalSpy finished(&ev, &Evaluator::evaluationFinished);
+        ev.evaluate(request(data(QStringLiteral("ok.py"))));
+        QTRY_VERIFY_WITH_TIMEOUT(!phases.isEmpty() && phases.last().at(1).toString() == QStringLiteral("waiting_for_gpu"), 5000);
+        holder.write("bye\n");
+        QVERIFY(holder.waitForFinished(10000));
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(finished.first().at(1).value<EvalResult>().status, EvalStatus::Ok);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestGpuLock)
