@@ -36,7 +36,9 @@ rm -rf "$root"
 cp -a "$base" "$root"
 mount -t proc proc "$root/proc"
 cp "$deb" "$root/tmp/"
-cp "$here/tests/data/detect/candidates/relu_clean.py" "$here/tests/data/detect/candidates/cheat_fallback.py" "$root/tmp/"
+mkdir -m 700 "$root/tmp/xdg" # Qt wants a private runtime directory
+cp "$here/tests/data/detect/candidates/relu_clean.py" "$here/tests/data/detect/candidates/cheat_fallback.py" \
+   "$here/tests/data/candidates/relu_correct.py" "$root/tmp/"
 in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 "$@"; }
 
 step "apt-get update"
@@ -49,13 +51,18 @@ grep -E "^Inst (python3-torch|bubblewrap) " "$pkgdir/check-install-recommends.tx
 recommends=--no-install-recommends
 [ -n "${KWB_WITH_RECOMMENDS:-}" ] && recommends=
 step "apt-get install $recommends /tmp/$name"
-in_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $recommends "/tmp/$name" > "$pkgdir/check-install-apt.txt" \
+before=$(in_root dpkg-query -W | wc -l)
+# apt's complaints about the missing /dev/pts and init system are harmless in a chroot: keep them in the log.
+in_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $recommends "/tmp/$name" > "$pkgdir/check-install-apt.txt" 2>&1 \
     || { tail -20 "$pkgdir/check-install-apt.txt"; fail "apt-get install failed"; }
-step "installed: $(in_root dpkg-query -W -f='${Package} ${Version}, ${Installed-Size} KiB' kernel-workbench);" \
-     "chroot now $(du -sm "$root" | cut -f1) MB"
+step "installed: $(in_root dpkg-query -W -f='${Package} ${Version}, ${Installed-Size} KiB' kernel-workbench)" \
+     "with $(( $(in_root dpkg-query -W | wc -l) - before )) packages from Debian;" \
+     "chroot now $(du -smx "$root" | cut -f1) MB"
 
 step "kwb --version"
-in_root kwb --version | tee /dev/stderr | grep -q "^kwb [0-9]" || fail "kwb --version"
+version=$(in_root kwb --version) || fail "kwb --version"
+echo "    $version"
+[[ $version == "kwb "[0-9]* ]] || fail "kwb --version printed '$version'"
 step "kwb tasks"
 in_root kwb tasks > "$pkgdir/check-install-tasks.txt" || fail "kwb tasks"
 sed 's/^/    /' "$pkgdir/check-install-tasks.txt" | head -8
@@ -68,15 +75,23 @@ in_root kwb detect /usr/share/kernel-workbench/tasks/level3/39_GRU.py /tmp/cheat
 [ "$rc" -eq 1 ] || fail "kwb detect should flag the fallback cheat (exit 1), got $rc"
 echo "    cheat_fallback.py flagged (exit 1)"
 step "QT_QPA_PLATFORM=offscreen kernel-workbench --help"
-in_root env QT_QPA_PLATFORM=offscreen kernel-workbench --help > "$pkgdir/check-install-gui-help.txt" \
+in_root env QT_QPA_PLATFORM=offscreen XDG_RUNTIME_DIR=/tmp/xdg kernel-workbench --help > "$pkgdir/check-install-gui-help.txt" \
     || fail "kernel-workbench --help"
 grep -q -- "--demo" "$pkgdir/check-install-gui-help.txt" || fail "kernel-workbench --help does not list --demo"
 head -3 "$pkgdir/check-install-gui-help.txt" | sed 's/^/    /'
 step "kernel-workbench --demo offscreen, screenshot"
-in_root env QT_QPA_PLATFORM=offscreen XDG_RUNTIME_DIR=/tmp kernel-workbench --demo --screenshot /tmp/demo.png \
+in_root env QT_QPA_PLATFORM=offscreen XDG_RUNTIME_DIR=/tmp/xdg kernel-workbench --demo --screenshot /tmp/demo.png \
     --quit-after-ms 3000 > "$pkgdir/check-install-gui-demo.txt" 2>&1 || fail "kernel-workbench --demo"
 [ -s "$root/tmp/demo.png" ] || fail "no screenshot"
 cp "$root/tmp/demo.png" "$pkgdir/check-install-demo.png"
+if in_root python3 -c "import torch" 2>/dev/null; then
+    # With the Recommends the installed worker evaluates for real (CPU, PyTorch from Debian).
+    step "kwb eval 1_ReLU relu_correct.py --device cpu"
+    in_root kwb eval /usr/share/kernel-workbench/tasks/level1/1_ReLU.py /tmp/relu_correct.py --device cpu \
+        --trials 2 --repeat 3 > "$pkgdir/check-install-eval.txt" 2>&1 || { cat "$pkgdir/check-install-eval.txt"; fail "kwb eval"; }
+    head -2 "$pkgdir/check-install-eval.txt" | sed 's/^/    /'
+    grep -q "^OK: correct" "$pkgdir/check-install-eval.txt" || fail "kwb eval did not find the candidate correct"
+fi
 for f in /usr/share/applications/kernel-workbench.desktop /usr/share/icons/hicolor/scalable/apps/kernel-workbench.svg \
          /usr/share/metainfo/io.github.kernel_workbench.KernelWorkbench.metainfo.xml /usr/share/doc/kernel-workbench/copyright; do
     [ -e "$root$f" ] || fail "missing $f"

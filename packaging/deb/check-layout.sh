@@ -21,6 +21,8 @@ for f in worker/kwb_worker.py worker/kwb_worker/__init__.py worker/kwb_worker/de
     case $f in "$bindir"/*) p="$stage/$f" ;; *) p="$data/$f" ;; esac
     [ -e "$p" ] || fail "missing $p"
 done
+[ -e "$stage/$datadir/doc/kernel-workbench/copyright" ] || fail "missing the Debian copyright file"
+[ -n "$(find "$stage" -path '*/man1/kwb.1.gz')" ] || fail "missing the kwb manual page"
 leaks=$(find "$stage" \( -name __pycache__ -o -name '*.pyc' -o -name '*.qrc' \) -print)
 [ -z "$leaks" ] || fail "build or test leftovers installed: $leaks"
 [ ! -e "$data/resources/kernel-workbench.desktop" ] || fail "the desktop entry belongs in share/applications only"

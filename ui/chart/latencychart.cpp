@@ -2,6 +2,7 @@
 #include "chart/latencychart.h"
 
 #include <QtCharts/QBarCategoryAxis>
+#include <QtCharts/QBarLegendMarker>
 #include <QtCharts/QBarSet>
 #include <QtCharts/QBoxPlotSeries>
 #include <QtCharts/QBoxSet>
@@ -135,8 +136,10 @@ QStringList LatencyChart::candidateIds() const
 void LatencyChart::rebuild()
 {
     m_chart->removeAllSeries();
-    for (QAbstractAxis *a : m_chart->axes())
-        m_chart->removeAxis(a), delete a;
+    for (QAbstractAxis *a : m_chart->axes()) {
+        m_chart->removeAxis(a);
+        delete a;
+    }
     m_chart->setTitle(m_title.isEmpty() ? tr("Latency per candidate") : m_title);
     m_chart->setTheme(m_dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
 
@@ -254,13 +257,10 @@ void LatencyChart::rebuild()
     // The legend shows the bar colours and lines; the sets that are empty would only confuse.
     for (QLegendMarker *m : m_chart->legend()->markers(bars)) {
         if (auto *bm = qobject_cast<QBarLegendMarker *>(m)) {
-            const QList<qreal> values = [bm] {
-                QList<qreal> v;
-                for (int i = 0; i < bm->barset()->count(); ++i)
-                    v.append(bm->barset()->at(i));
-                return v;
-            }();
-            m->setVisible(std::any_of(values.begin(), values.end(), [](qreal v) { return v > 0; }));
+            bool any = false;
+            for (int i = 0; i < bm->barset()->count(); ++i)
+                any = any || bm->barset()->at(i) > 0;
+            m->setVisible(any);
         }
     }
 }

@@ -200,21 +200,36 @@ void DiffView::buildUi()
     m_stack->addWidget(split);
     m_stack->addWidget(m_inline);
 
-    // Both sides have the same number of rows (fillers pad the shorter side), so scrolling one to
-    // a value scrolls the other to the same rows.
-    auto sync = [this](QScrollBar *from, QScrollBar *to) {
-        connect(from, &QScrollBar::valueChanged, this, [this, to](int v) {
-            if (m_syncing)
+    // Both sides have the same number of rows (fillers pad the shorter side), so the other side
+    // simply takes the same first line and x offset. Scroll-bar drags arrive as valueChanged;
+    // wheel, keys and setFirstVisibleLine as Scintilla's (deferred) update-UI notification. The
+    // deferred notifications of both editors may come in any order, so a side is followed only
+    // when it moved away from the position last synchronised.
+    auto follow = [this](QsciScintilla *from, QsciScintilla *to) {
+        auto apply = [this, from, to] {
+            if (m_syncing || m_mode != Mode::SideBySide)
+                return;
+            const int top = from->firstVisibleLine();
+            const long x = from->SendScintilla(QsciScintillaBase::SCI_GETXOFFSET);
+            if (top == m_syncedTop && x == m_syncedX)
                 return;
             m_syncing = true;
-            to->setValue(v);
+            m_syncedTop = top;
+            m_syncedX = x;
+            to->setFirstVisibleLine(top);
+            to->SendScintilla(QsciScintillaBase::SCI_SETXOFFSET, x);
             m_syncing = false;
+        };
+        connect(from->verticalScrollBar(), &QScrollBar::valueChanged, this, apply);
+        connect(from->horizontalScrollBar(), &QScrollBar::valueChanged, this, apply);
+        connect(from, &QsciScintillaBase::SCN_UPDATEUI, this, [apply](int updated) {
+            constexpr int kScrolled = 0x4 | 0x8; // SC_UPDATE_V_SCROLL | SC_UPDATE_H_SCROLL
+            if (updated & kScrolled)
+                apply();
         });
     };
-    sync(m_left->verticalScrollBar(), m_right->verticalScrollBar());
-    sync(m_right->verticalScrollBar(), m_left->verticalScrollBar());
-    sync(m_left->horizontalScrollBar(), m_right->horizontalScrollBar());
-    sync(m_right->horizontalScrollBar(), m_left->horizontalScrollBar());
+    follow(m_left, m_right);
+    follow(m_right, m_left);
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -241,6 +256,16 @@ void DiffView::setRun(const Run &run, const QString &runDir)
     m_rightId.clear();
     fillPickers();
     compareTexts(QString(), QString(), QString(), QString());
+}
+
+void DiffView::updateRun(const Run &run)
+{
+    m_run = run;
+    fillPickers();
+    m_fillingPickers = true;
+    m_leftPicker->setCurrentIndex(std::max(0, m_leftPicker->findData(m_leftId)));
+    m_rightPicker->setCurrentIndex(std::max(0, m_rightPicker->findData(m_rightId)));
+    m_fillingPickers = false;
 }
 
 void DiffView::setCodeProvider(std::function<QString(const Candidate &)> provider)
@@ -431,7 +456,7 @@ void DiffView::setMode(Mode mode)
         return;
     m_mode = mode;
     m_stack->setCurrentIndex(mode == Mode::SideBySide ? 0 : 1);
-    m_modeButton->setText(mode == Mode::SideBySide ? tr("Inline") : tr("Side by side"));
+    m_modeButton->setText(mode == Mode::SideBySide ? tr("Inline") : tr("Split"));
     populate();
 }
 
@@ -546,13 +571,18 @@ void DiffView::goToChange(int index)
     const int row = hunkRow(index);
     const QList<QsciScintilla *> editors = m_mode == Mode::SideBySide ? QList<QsciScintilla *>{m_left, m_right}
                                                                       : QList<QsciScintilla *>{m_inline};
+    m_syncing = true; // both editors are placed here; their notifications must not fight
     for (QsciScintilla *e : editors) {
         e->markerDeleteAll(Current);
         e->markerAdd(row, Current);
         e->setCursorPosition(row, 0);
         // A few rows of context above the hunk, as a person scrolls to it.
         e->setFirstVisibleLine(std::max(0, row - 3));
+        e->SendScintilla(QsciScintillaBase::SCI_SETXOFFSET, 0L);
     }
+    m_syncedTop = std::max(0, row - 3);
+    m_syncedX = 0;
+    m_syncing = false;
     updateSummary();
     emit changeNavigated(m_current, changeCount());
 }

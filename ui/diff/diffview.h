@@ -43,6 +43,9 @@ public:
     /// The run whose candidates the pickers list; code is read through the code provider
     /// (default: store::readCode(runDir, candidate)). Clears the shown diff.
     void setRun(const Run &run, const QString &runDir);
+    /// A live run grew or changed: refreshes the pickers and keeps the diff on display (code of a
+    /// candidate id never changes, so the code cache stays).
+    void updateRun(const Run &run);
     /// Replaces how a candidate's code is obtained (tests, live runs that keep code in memory).
     void setCodeProvider(std::function<QString(const Candidate &)> provider);
     /// The candidate quick picks are relative to (the tree's selection).
@@ -134,6 +137,8 @@ private:
     bool m_dark = false;
     bool m_python = true;
     bool m_syncing = false;
+    int m_syncedTop = 0; ///< the first line both sides were last put at
+    long m_syncedX = 0;
     bool m_fillingPickers = false;
 };
 

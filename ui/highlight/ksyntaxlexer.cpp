@@ -231,7 +231,9 @@ void KSyntaxLexer::setFoldLevels(int line, const QString &text)
                               base | QsciScintillaBase::SC_FOLDLEVELWHITEFLAG);
             return;
         }
-        const int level = base + indent / tab;
+        // Levels only need to order the lines, so the column itself is the level: no guess about
+        // the indentation width (QScintilla's default tab width of 8 would merge 4-space blocks).
+        const int level = base + std::min(indent, QsciScintillaBase::SC_FOLDLEVELNUMBERMASK - base);
         ed->SendScintilla(QsciScintillaBase::SCI_SETFOLDLEVEL, line, level);
         int prev = line - 1;
         while (prev >= 0

@@ -24,6 +24,7 @@ namespace kwb::ui {
 class KSyntaxLexer : public QsciLexerCustom, public KSyntaxHighlighting::AbstractHighlighter
 {
     Q_OBJECT
+    Q_INTERFACES(KSyntaxHighlighting::AbstractHighlighter)
 public:
     KSyntaxLexer(const KSyntaxHighlighting::Definition &definition, const KSyntaxHighlighting::Theme &theme,
                  QObject *parent = nullptr);

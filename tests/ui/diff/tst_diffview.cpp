@@ -7,6 +7,7 @@
 #include <Qsci/qsciscintilla.h>
 
 #include <QComboBox>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -129,6 +130,30 @@ private slots:
         QTRY_COMPARE(v.currentChange(), 0);
     }
 
+    void scrollingOneSideScrollsTheOther()
+    {
+        DiffView v;
+        v.resize(700, 200);
+        v.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&v));
+        const auto [a, b] = threeHunks();
+        v.compareTexts(QStringLiteral("a"), a, QStringLiteral("b"), b);
+        v.rightEditor()->setFirstVisibleLine(40); // as the wheel or the keys scroll
+        QTRY_COMPARE(v.leftEditor()->firstVisibleLine(), 40);
+        v.leftEditor()->verticalScrollBar()->setValue(12); // as a drag of the scroll bar
+        QTRY_COMPARE(v.rightEditor()->firstVisibleLine(), 12);
+        QCOMPARE(v.leftEditor()->firstVisibleLine(), 12); // and nothing pulled it back
+        // Next change places both sides, and they stay there once painted.
+        QVERIFY(v.nextChange());
+        const int top = v.leftEditor()->firstVisibleLine();
+        // Painting delivers the editors' deferred scroll notifications: they must not move anything.
+        v.leftEditor()->viewport()->repaint();
+        v.rightEditor()->viewport()->repaint();
+        QCoreApplication::processEvents();
+        QCOMPARE(v.leftEditor()->firstVisibleLine(), top);
+        QCOMPARE(v.rightEditor()->firstVisibleLine(), top);
+    }
+
     void inlineMode()
     {
         DiffView v;
@@ -192,6 +217,19 @@ private slots:
         QCOMPARE(v.rightId(), QStringLiteral("c3"));
         QCOMPARE(v.changeCount(), 1);
         QCOMPARE(v.rightEditor()->text(1).trimmed(), QStringLiteral("# c3"));
+        if (!qEnvironmentVariableIsEmpty("KWB_DIFF_SNAPSHOT")) { // to look at it: KWB_DIFF_SNAPSHOT=/tmp/d.png
+            const auto [a, b] = threeHunks();
+            v.compareTexts(QStringLiteral("left"), a, QStringLiteral("right"), b);
+            v.resize(1000, 420);
+            v.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&v));
+            QVERIFY(v.nextChange());
+            QVERIFY(v.grab().save(qEnvironmentVariable("KWB_DIFF_SNAPSHOT")));
+            v.setMode(DiffView::Mode::Inline);
+            QVERIFY(v.grab().save(qEnvironmentVariable("KWB_DIFF_SNAPSHOT") + QStringLiteral(".inline.png")));
+            v.setMode(DiffView::Mode::SideBySide);
+            QVERIFY(v.applyQuickPick(DiffView::QuickPick::ParentToChild));
+        }
         QCOMPARE(shown.last().at(0).toString(), QStringLiteral("c2"));
 
         // The pickers follow, and choosing in a picker diffs again.
@@ -203,6 +241,16 @@ private slots:
         QCOMPARE(v.rightId(), QStringLiteral("c5"));
         QCOMPARE(v.rightEditor()->text(1).trimmed(), QStringLiteral("# c5"));
         QVERIFY(!v.compareCandidates(QStringLiteral("c1"), QStringLiteral("nope")));
+
+        // A live run grows: the pickers list the new candidate, the diff on display stays.
+        const int rowsBefore = v.leftEditor()->lines();
+        run.candidates.append(cand("c6", "c3", CandidateKind::StageMemory));
+        v.updateRun(run);
+        QCOMPARE(right->findData(QStringLiteral("c6")), right->count() - 1);
+        QCOMPARE(v.leftId(), QStringLiteral("c2"));
+        QCOMPARE(v.rightId(), QStringLiteral("c5"));
+        QCOMPARE(right->currentData().toString(), QStringLiteral("c5"));
+        QCOMPARE(v.leftEditor()->lines(), rowsBefore);
     }
 
     void promptsOfTwoCalls()

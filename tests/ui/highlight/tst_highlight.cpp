@@ -27,6 +27,23 @@ QColor foregroundAt(const QTextBlock &block, int col)
     return {};
 }
 
+// Colour, weight and slant of the character at `col`: what a reader tells styles apart by.
+QString lookAt(const QTextBlock &block, int col)
+{
+    for (const QTextLayout::FormatRange &r : block.layout()->formats())
+        if (col >= r.start && col < r.start + r.length)
+            return QStringLiteral("%1 %2 %3").arg(r.format.foreground().color().name()).arg(r.format.fontWeight())
+                .arg(r.format.fontItalic());
+    return QStringLiteral("unformatted");
+}
+
+QString look(QsciLexer *lexer, int style)
+{
+    const QFont f = lexer->font(style);
+    return QStringLiteral("%1 %2 %3 %4").arg(lexer->color(style).name(), lexer->paper(style).name())
+        .arg(f.bold()).arg(f.italic());
+}
+
 QTextBlock blockStartingWith(const QTextDocument &doc, const QString &prefix)
 {
     for (QTextBlock b = doc.begin(); b.isValid(); b = b.next())
@@ -138,11 +155,11 @@ void TestHighlight::markdownColoursCodeFence()
     const QTextBlock code = blockStartingWith(*doc, QStringLiteral("def kernel"));
     QVERIFY(prose.isValid() && code.isValid());
     const QColor keyword = foregroundAt(code, 0);
-    const QColor name = foregroundAt(code, 4);
     QVERIFY2(keyword.isValid(), "the keyword inside the python fence has no colour");
-    // Inside the fence `def` is Python; in the prose around it the same word is plain text.
-    QVERIFY(foregroundAt(prose, 0) != keyword);
-    QVERIFY(name != keyword);
+    // Inside the fence `def` is Python; in the prose around it the same word is plain text. Breeze
+    // Light draws keywords bold in the text colour: compare the whole look, not one property.
+    QVERIFY(lookAt(prose, 0) != lookAt(code, 0));
+    QVERIFY(lookAt(code, 4) != lookAt(code, 0));
     // The heading is formatted too (Markdown definition, not only the embedded Python).
     QVERIFY(foregroundAt(blockStartingWith(*doc, QStringLiteral("# Plan")), 2).isValid());
 
@@ -152,6 +169,12 @@ void TestHighlight::markdownColoursCodeFence()
     const QColor darkKeyword = foregroundAt(code, 0);
     QVERIFY(darkKeyword.isValid());
     QVERIFY(darkKeyword != keyword);
+
+    const QString shots = qEnvironmentVariable("KWB_HIGHLIGHT_SCREENSHOTS");
+    if (!shots.isEmpty()) {
+        edit.resize(420, 220);
+        QVERIFY(edit.grab().save(shots + QStringLiteral("/ksyntax-markdown-dark.png")));
+    }
 }
 
 void TestHighlight::pythonLexerStylesKeywords()
@@ -172,7 +195,8 @@ void TestHighlight::pythonLexerStylesKeywords()
     const int importReal = styleAt(ed, 5, 0);      // import sys
     const int commentStyle = styleAt(ed, 4, 18);   // # é, ü
     QVERIFY(defStyle != identStyle);
-    QVERIFY(lexer->color(defStyle) != lexer->color(identStyle));
+    // Breeze Light draws keywords bold in the text colour: compare the whole look, not one property.
+    QVERIFY(look(lexer, defStyle) != look(lexer, identStyle));
     // The state carried from line 1 to line 2 keeps `import` inside the string...
     QCOMPARE(importInString, openQuote);
     // ...and the state after line 3 closes it again; the multi-byte comment on line 4 does not shift
@@ -256,6 +280,16 @@ void TestHighlight::pythonLexerSwitchesTheme()
 
     QVERIFY(ui::setLexerDark(lexer, false));
     QCOMPARE(lexer->color(defStyle), lightKeyword);
+
+    // For a person to look at (CI artifact): the editor in both themes, when a folder is given.
+    const QString shots = qEnvironmentVariable("KWB_HIGHLIGHT_SCREENSHOTS");
+    if (!shots.isEmpty()) {
+        ed.resize(520, 200);
+        ed.setFolding(QsciScintilla::BoxedTreeFoldStyle);
+        QVERIFY(ed.grab().save(shots + QStringLiteral("/ksyntax-python-light.png")));
+        ui::setLexerDark(lexer, true);
+        QVERIFY(ed.grab().save(shots + QStringLiteral("/ksyntax-python-dark.png")));
+    }
 }
 
 QTEST_MAIN(TestHighlight)
