@@ -163,6 +163,13 @@ void TestHighlight::markdownColoursCodeFence()
     // The heading is formatted too (Markdown definition, not only the embedded Python).
     QVERIFY(foregroundAt(blockStartingWith(*doc, QStringLiteral("# Plan")), 2).isValid());
 
+    // For a person to look at (CI artifact), when a folder is given.
+    const QString shots = qEnvironmentVariable("KWB_HIGHLIGHT_SCREENSHOTS");
+    if (!shots.isEmpty()) {
+        edit.resize(420, 220);
+        QVERIFY(edit.grab().save(shots + QStringLiteral("/ksyntax-markdown-light.png")));
+    }
+
     // Dark: the same highlighter is re-themed, not a second one stacked on the document.
     QVERIFY(ui::attachMarkdownHighlighter(doc, true));
     QCOMPARE(doc->findChildren<QSyntaxHighlighter *>().size(), 1);
@@ -170,11 +177,6 @@ void TestHighlight::markdownColoursCodeFence()
     QVERIFY(darkKeyword.isValid());
     QVERIFY(darkKeyword != keyword);
 
-    const QString shots = qEnvironmentVariable("KWB_HIGHLIGHT_SCREENSHOTS");
-    if (!shots.isEmpty()) {
-        edit.resize(420, 220);
-        QVERIFY(edit.grab().save(shots + QStringLiteral("/ksyntax-markdown-dark.png")));
-    }
 }
 
 void TestHighlight::pythonLexerStylesKeywords()

@@ -1,0 +1,352 @@
+# SPDX-License-Identifier: MIT
+# Kernel Workbench showcase candidate for KernelBench level 3, task 40_GRUHidden.
+# Triton only, strict fp32. Plan: per layer, (1) one Triton GEMM computes the input-side gates
+# of all time steps at once (x @ W_ih^T + biases, input_precision="ieee"); (2) one persistent
+# Triton launch runs the whole time loop: programs split batch rows x hidden units, each keeps
+# its slice of W_hh in registers, and the programs sharing batch rows exchange h(t-1) through
+# global memory with an acquire/release atomic barrier per step (all programs co-resident:
+# grid <= SM count, launched as a cooperative grid).
+# The reference module (nn.GRU) is created in __init__ ONLY to own the parameters with the
+# reference's shapes, names and RNG draw order; forward never calls it (no cuDNN).
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+# Tuning knobs, read at launch time (the benchmark may override them to sweep variants):
+# (S, W) = hidden slices per batch row (the programs that exchange h every step), warps per
+# program. The grid is directions x batch rows x S programs; it must fit on the SMs at once.
+_CFG = {"gru_uni": (8, 8), "gru_bi": (4, 16), "lstm_uni": (8, 16), "lstm_bi": (4, 16),
+        "cooperative": True, "max_spin": 1 << 22}
+_LAST = {}  # the benchmark reads the last launch's barrier counters from here (sanity check)
+
+
+@triton.jit
+def _gate_gemm_kernel(a_ptr, w_ptr, b1_ptr, b2_ptr, c_ptr, M, N, K, NB2,
+                      BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    """C[M, N] = A[M, K] @ W[N, K]^T + b1 + b2[:NB2]: the input-side gates of every time step at
+    once. Strict fp32 (input_precision="ieee"): tl.dot's TF32 default fails atol 1e-4."""
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    offs_m = pid_m * BM + tl.arange(0, BM)
+    offs_n = pid_n * BN + tl.arange(0, BN)
+    offs_k = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k0 in range(0, K, BK):
+        kk = k0 + offs_k
+        a = tl.load(a_ptr + offs_m[:, None] * K + kk[None, :],
+                    mask=(offs_m[:, None] < M) & (kk[None, :] < K), other=0.0)
+        w = tl.load(w_ptr + offs_n[None, :] * K + kk[:, None],
+                    mask=(offs_n[None, :] < N) & (kk[:, None] < K), other=0.0)
+        acc = tl.dot(a, w, acc, input_precision="ieee")
+    bias = tl.load(b1_ptr + offs_n, mask=offs_n < N, other=0.0)
+    bias += tl.load(b2_ptr + offs_n, mask=offs_n < NB2, other=0.0)
+    acc += bias[None, :]
+    tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], acc,
+             mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
+
+
+@triton.jit
+def _group_barrier(cnt_ptr, target, failed, MAX_SPIN: tl.constexpr):
+    """Arrive on a monotonic counter and wait until it reaches `target` (= members x steps).
+    The CTA barrier first orders every thread's h stores before thread 0's release atomic
+    (release is cumulative); the acquire atomic plus the CTA barrier after it order the next
+    step's loads after the other programs' stores. The spin is bounded: a non co-resident grid
+    or a lost arrival sets `failed` instead of hanging the GPU."""
+    tl.debug_barrier()
+    cur = tl.atomic_add(cnt_ptr, 1, sem="release", scope="gpu") + 1
+    it = failed * 0
+    while (cur < target) & (it < MAX_SPIN) & (failed == 0):
+        cur = tl.atomic_add(cnt_ptr, 0, sem="acquire", scope="gpu")
+        it += 1
+    tl.debug_barrier()
+    return failed | (cur < target).to(tl.int32)
+
+
+@triton.jit
+def _sigmoid(x):
+    return 1.0 / (1.0 + tl.exp(-x))
+
+
+@triton.jit
+def _tanh(x):
+    # Triton 3.x has no tl.tanh; 2*sigmoid(2x)-1 is exact to ~1e-7 absolute and saturates cleanly.
+    return 2.0 / (1.0 + tl.exp(-2.0 * x)) - 1.0
+
+
+@triton.jit
+def _gru_row_kernel(gi0, gi1, gi_st, gi_sb, w0, w1, bn0, bn1, h0_ptr, hbuf, out_ptr, out_st, out_sb,
+                    hn_ptr, cnt_ptr, err_ptr, T, B,
+                    H: tl.constexpr, U: tl.constexpr, S: tl.constexpr,
+                    WRITE_OUT: tl.constexpr, WRITE_HN: tl.constexpr, MAX_SPIN: tl.constexpr):
+    """One GRU layer (both directions when launched with 2*B*S programs), the whole time loop in
+    one persistent launch. Program (d, b, s) owns hidden units [s*U, (s+1)*U) of batch row b and
+    keeps its 3*U rows of W_hh in registers for all T steps; its own h slice and the next step's
+    input gates also stay in registers (the gates are prefetched before the recurrent reduction,
+    so their memory latency is off the serial chain). Batch rows are independent, so only the S
+    programs of one row exchange h: through a double buffer in global memory, one barrier per
+    step (counter per row)."""
+    pid = tl.program_id(0)
+    d = pid // (B * S)
+    b = (pid // S) % B
+    s = pid % S
+    if d == 0:
+        gi = gi0
+        w = w0
+        bnp = bn0
+    else:
+        gi = gi1
+        w = w1
+        bnp = bn1
+    offs_u = tl.arange(0, U)
+    offs_k = tl.arange(0, H)
+    j = s * U + offs_u
+    wr = tl.load(w + (0 * H + j)[:, None] * H + offs_k[None, :])
+    wz = tl.load(w + (1 * H + j)[:, None] * H + offs_k[None, :])
+    wn = tl.load(w + (2 * H + j)[:, None] * H + offs_k[None, :])
+    bn = tl.load(bnp + 2 * H + j)
+    hbase = h0_ptr + d * B * H + b * H
+    hown = tl.load(hbase + j)
+    g0 = gi + (d * (T - 1)) * gi_st + b * gi_sb
+    xr = tl.load(g0 + j)
+    xz = tl.load(g0 + H + j)
+    xn = tl.load(g0 + 2 * H + j)
+    cnt = cnt_ptr + (d * B + b) * 32  # one 128-byte line per row counter
+    failed = pid * 0
+    for step in range(T):
+        t = step + d * (T - 1 - 2 * step)  # the reverse direction walks time backwards
+        if step == 0:
+            hk = tl.load(hbase + offs_k)
+        else:
+            hk = tl.load(hbuf + ((d * 2 + step % 2) * B + b) * H + offs_k, cache_modifier=".cg")
+        tn = tl.minimum(tl.maximum(t + 1 - 2 * d, 0), T - 1)
+        gn = gi + tn * gi_st + b * gi_sb
+        nxr = tl.load(gn + j)
+        nxz = tl.load(gn + H + j)
+        nxn = tl.load(gn + 2 * H + j)
+        hb = hk[None, :]
+        ar = tl.sum(wr * hb, axis=1)
+        az = tl.sum(wz * hb, axis=1)
+        an = tl.sum(wn * hb, axis=1)
+        r = _sigmoid(xr + ar)
+        z = _sigmoid(xz + az)
+        n = _tanh(xn + r * (an + bn))
+        hnew = n + z * (hown - n)
+        hnew = tl.where(failed != 0, float("nan"), hnew)
+        tl.store(hbuf + ((d * 2 + (step + 1) % 2) * B + b) * H + j, hnew)
+        if WRITE_OUT:
+            tl.store(out_ptr + t * out_st + b * out_sb + d * H + j, hnew)
+        if WRITE_HN:
+            tl.store(hn_ptr + d * B * H + b * H + j, hnew, mask=(offs_u < U) & (step == T - 1))
+        hown = hnew
+        xr = nxr
+        xz = nxz
+        xn = nxn
+        failed = _group_barrier(cnt, S * (step + 1), failed, MAX_SPIN)
+    tl.atomic_add(err_ptr, failed)
+
+
+@triton.jit
+def _lstm_row_kernel(gi0, gi1, gi_st, gi_sb, w0, w1, h0_ptr, c0_ptr, hbuf, out_ptr, out_st, out_sb,
+                     hn_ptr, cn_ptr, cnt_ptr, err_ptr, T, B,
+                     H: tl.constexpr, U: tl.constexpr, S: tl.constexpr,
+                     WRITE_OUT: tl.constexpr, WRITE_HN: tl.constexpr, WRITE_CN: tl.constexpr,
+                     MAX_SPIN: tl.constexpr):
+    """LSTM twin of _gru_row_kernel (gates i, f, g, o; all biases are in gi). The cell state of
+    the owned (row, units) never leaves the program's registers."""
+    pid = tl.program_id(0)
+    d = pid // (B * S)
+    b = (pid // S) % B
+    s = pid % S
+    if d == 0:
+        gi = gi0
+        w = w0
+    else:
+        gi = gi1
+        w = w1
+    offs_u = tl.arange(0, U)
+    offs_k = tl.arange(0, H)
+    j = s * U + offs_u
+    wi = tl.load(w + (0 * H + j)[:, None] * H + offs_k[None, :])
+    wf = tl.load(w + (1 * H + j)[:, None] * H + offs_k[None, :])
+    wg = tl.load(w + (2 * H + j)[:, None] * H + offs_k[None, :])
+    wo = tl.load(w + (3 * H + j)[:, None] * H + offs_k[None, :])
+    hbase = h0_ptr + d * B * H + b * H
+    cown = tl.load(c0_ptr + d * B * H + b * H + j)
+    g0 = gi + (d * (T - 1)) * gi_st + b * gi_sb
+    xi = tl.load(g0 + j)
+    xf = tl.load(g0 + H + j)
+    xg = tl.load(g0 + 2 * H + j)
+    xo = tl.load(g0 + 3 * H + j)
+    cnt = cnt_ptr + (d * B + b) * 32
+    failed = pid * 0
+    for step in range(T):
+        t = step + d * (T - 1 - 2 * step)
+        if step == 0:
+            hk = tl.load(hbase + offs_k)
+        else:
+            hk = tl.load(hbuf + ((d * 2 + step % 2) * B + b) * H + offs_k, cache_modifier=".cg")
+        tn = tl.minimum(tl.maximum(t + 1 - 2 * d, 0), T - 1)
+        gn = gi + tn * gi_st + b * gi_sb
+        nxi = tl.load(gn + j)
+        nxf = tl.load(gn + H + j)
+        nxg = tl.load(gn + 2 * H + j)
+        nxo = tl.load(gn + 3 * H + j)
+        hb = hk[None, :]
+        c = _sigmoid(xf + tl.sum(wf * hb, axis=1)) * cown + \
+            _sigmoid(xi + tl.sum(wi * hb, axis=1)) * _tanh(xg + tl.sum(wg * hb, axis=1))
+        hnew = _sigmoid(xo + tl.sum(wo * hb, axis=1)) * _tanh(c)
+        hnew = tl.where(failed != 0, float("nan"), hnew)
+        c = tl.where(failed != 0, float("nan"), c)
+        tl.store(hbuf + ((d * 2 + (step + 1) % 2) * B + b) * H + j, hnew)
+        if WRITE_OUT:
+            tl.store(out_ptr + t * out_st + b * out_sb + d * H + j, hnew)
+        if WRITE_HN:
+            tl.store(hn_ptr + d * B * H + b * H + j, hnew, mask=(offs_u < U) & (step == T - 1))
+        if WRITE_CN:
+            tl.store(cn_ptr + d * B * H + b * H + j, c, mask=(offs_u < U) & (step == T - 1))
+        cown = c
+        xi = nxi
+        xf = nxf
+        xg = nxg
+        xo = nxo
+        failed = _group_barrier(cnt, S * (step + 1), failed, MAX_SPIN)
+    tl.atomic_add(err_ptr, failed)
+
+
+@triton.jit
+def _small_linear_kernel(x_ptr, x_stride, w_ptr, b_ptr, y_ptr, O, K: tl.constexpr, OP: tl.constexpr):
+    """y[b, :] = x[b, :] @ W^T + bias for a tiny head (10 x 10); one program per batch row."""
+    b = tl.program_id(0)
+    offs_o = tl.arange(0, OP)
+    offs_k = tl.arange(0, K)
+    xv = tl.load(x_ptr + b * x_stride + offs_k)
+    wv = tl.load(w_ptr + offs_o[:, None] * K + offs_k[None, :], mask=offs_o[:, None] < O, other=0.0)
+    y = tl.sum(wv * xv[None, :], axis=1) + tl.load(b_ptr + offs_o, mask=offs_o < O, other=0.0)
+    tl.store(y_ptr + b * O + offs_o, y, mask=offs_o < O)
+
+
+def _small_linear(x2d, w, b):
+    Bn, K = x2d.shape
+    O = w.shape[0]
+    y = torch.empty((Bn, O), device=x2d.device, dtype=torch.float32)
+    _small_linear_kernel[(Bn,)](x2d, x2d.stride(0), w, b, y, O, K=K, OP=triton.next_power_of_2(O), num_warps=4)
+    return y
+
+
+def _gate_gemm(a2d, w, b1, b2, nb2):
+    M, K = a2d.shape
+    N = w.shape[0]
+    c = torch.empty((M, N), device=a2d.device, dtype=torch.float32)
+    BM, BN, BK = 64, 64, 32
+    _gate_gemm_kernel[(triton.cdiv(M, BM), triton.cdiv(N, BN))](
+        a2d, w, b1, b2, c, M, N, K, nb2, BM=BM, BN=BN, BK=BK, num_warps=4)
+    return c
+
+
+class _Checked:
+    """Raises on the first call if a persistent launch tripped its spin bound (later calls
+    poison their outputs with NaN instead, so no host sync sits in the timed path)."""
+    first = True
+
+
+def _rnn_stack(cell, params, x, h0, c0, num_layers, dirs, hidden, batch_first, want_seq, want_hn, want_cn):
+    """Runs a stacked GRU (cell 'gru') or LSTM (cell 'lstm') with Triton only: per layer one
+    gate GEMM per direction, then one persistent recurrent launch for both directions.
+    params[l][d] = (w_ih, w_hh, b_ih, b_hh). Returns (last layer's output sequence or None,
+    h_n or None, c_n or None), shapes as in PyTorch."""
+    x = x.contiguous()
+    if batch_first:
+        B, T, _ = x.shape
+    else:
+        T, B, _ = x.shape
+    H = hidden
+    ng = 3 if cell == "gru" else 4
+    S, nw = _CFG[cell + ("_bi" if dirs == 2 else "_uni")]
+    U = H // S
+    if x.is_cuda and dirs * B * S > torch.cuda.get_device_properties(x.device).multi_processor_count:
+        raise RuntimeError("grid of %d programs cannot be co-resident" % (dirs * B * S))
+    dev = x.device
+    h0 = h0.contiguous()
+    if c0 is not None:
+        c0 = c0.contiguous()
+    hbuf = torch.empty((dirs, 2, B, H), device=dev, dtype=torch.float32)
+    cnt = torch.zeros((num_layers, dirs * B * 32), device=dev, dtype=torch.int32)
+    err = torch.zeros((1,), device=dev, dtype=torch.int32)
+    hn = torch.empty((num_layers * dirs, B, H), device=dev, dtype=torch.float32) if want_hn else None
+    cn = torch.empty((num_layers * dirs, B, H), device=dev, dtype=torch.float32) if want_cn else None
+    # The GEMM's row order follows the input's layout (T, B) or (B, T); strides in elements.
+    if batch_first:
+        gi_st, gi_sb = ng * H, T * ng * H
+        out_st, out_sb = dirs * H, T * dirs * H
+        seq_shape = (B, T, dirs * H)
+    else:
+        gi_st, gi_sb = B * ng * H, ng * H
+        out_st, out_sb = B * dirs * H, dirs * H
+        seq_shape = (T, B, dirs * H)
+    inp = x
+    out = None
+    for l in range(num_layers):
+        K = inp.shape[-1]
+        a2d = inp.view(-1, K)
+        nb2 = 2 * H if cell == "gru" else 4 * H  # the GRU keeps b_hn inside r * (...)
+        gis = [_gate_gemm(a2d, params[l][d][0], params[l][d][2], params[l][d][3], nb2) for d in range(dirs)]
+        last = l == num_layers - 1
+        write_out = (not last) or want_seq  # hidden-only tasks never write the last sequence
+        out = torch.empty(seq_shape, device=dev, dtype=torch.float32) if write_out else hbuf
+        wh = [params[l][d][1] for d in range(dirs)]
+        h0l = h0[l * dirs:(l + 1) * dirs]
+        hnl = hn[l * dirs:(l + 1) * dirs] if want_hn else hbuf
+        grid = (dirs * B * S,)
+        common = dict(H=H, U=U, S=S, WRITE_OUT=write_out, WRITE_HN=want_hn, MAX_SPIN=_CFG["max_spin"],
+                      num_warps=nw)
+        if _CFG["cooperative"]:
+            common["launch_cooperative_grid"] = True
+        if cell == "gru":
+            bh = [params[l][d][3] for d in range(dirs)]
+            ck = _gru_row_kernel[grid](gis[0], gis[-1], gi_st, gi_sb, wh[0], wh[-1], bh[0], bh[-1], h0l, hbuf,
+                                       out, out_st, out_sb, hnl, cnt[l], err, T, B, **common)
+        else:
+            c0l = c0[l * dirs:(l + 1) * dirs]
+            cnl = cn[l * dirs:(l + 1) * dirs] if want_cn else hbuf
+            ck = _lstm_row_kernel[grid](gis[0], gis[-1], gi_st, gi_sb, wh[0], wh[-1], h0l, c0l, hbuf,
+                                        out, out_st, out_sb, hnl, cnl, cnt[l], err, T, B,
+                                        WRITE_CN=want_cn, **common)
+        inp = out
+    _LAST["cnt"], _LAST["expect"] = cnt, S * T
+    _LAST["regs"] = (getattr(ck, "n_regs", None), getattr(ck, "n_spills", None))
+    if _Checked.first:
+        _Checked.first = False
+        if int(err.item()) != 0:
+            raise RuntimeError("persistent RNN kernel: inter-program barrier timed out "
+                               "(programs not co-resident?)")
+    return (out if want_seq else None), hn, cn
+
+
+def _params(rnn, num_layers, dirs):
+    out = []
+    for l in range(num_layers):
+        row = []
+        for d in range(dirs):
+            sfx = "_l%d%s" % (l, "_reverse" if d == 1 else "")
+            row.append(tuple(getattr(rnn, n + sfx) for n in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")))
+        out.append(row)
+    return out
+
+
+class ModelNew(nn.Module):
+    def __init__(self, input_size, hidden_size, num_layers=3, bias=True, batch_first=False):
+        super(ModelNew, self).__init__()
+        # Parameter owner only (same names/shapes/init order as the reference); never called.
+        self.gru = nn.GRU(input_size, hidden_size, num_layers, bias, batch_first,
+                          dropout=0, bidirectional=False)
+        self.hidden_size = hidden_size
+        self.num_layers = num_layers
+        self.batch_first = batch_first
+        self.dirs = 1
+
+    def forward(self, x, h0):
+        params = _params(self.gru, self.num_layers, self.dirs)
+        seq, hn, _ = _rnn_stack("gru", params, x, h0, None, self.num_layers, self.dirs, self.hidden_size,
+                                self.batch_first, want_seq=False, want_hn=True, want_cn=False)
+        return hn
