@@ -4,7 +4,7 @@
 # chroot, since Debian 12 has no KF6. Needs root (debootstrap, chroot, mount).
 #
 # The chroot lives in $KWB_TRIXIE_ROOT (default build-trixie/root) and is reused when it is complete;
-# a missing or half-made one is rebuilt (debootstrap ~40 s + apt ~75-180 s). The source tree is
+# a missing or half-made one is rebuilt (measured: debootstrap 40-120 s + apt 75-110 s). The source tree is
 # bind-mounted read-write at /src and built in build-trixie/build, so the host's build folders are
 # untouched. Only what the stage tests is built: the GUI library and the tests that need no PyTorch
 # (torch is not installed in the chroot, to keep the stage short), with -DKWB_REQUIRE_KF6=ON so a
@@ -74,7 +74,8 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$(echo $packages)" ]; then
     cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
     echo "ci-trixie: apt-get install (this chroot has no or other packages)"
     chroot "$root" /usr/bin/env DEBIAN_FRONTEND=noninteractive bash -c \
-        "apt-get update -qq && apt-get install -y -qq --no-install-recommends $(echo $packages) >/dev/null && apt-get clean"
+        "apt-get update -qq && apt-get install -y -qq --no-install-recommends $(echo $packages) && apt-get clean" \
+        >"$root.apt.log" 2>&1 || { tail -20 "$root.apt.log" >&2; exit 1; }
     echo $packages >"$stamp"
     step "apt-get install"
 else

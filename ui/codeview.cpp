@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "codeview.h"
 
+#include "highlight/highlight.h"
+
 #include <Qsci/qscilexerpython.h>
 #include <Qsci/qsciscintilla.h>
 
@@ -21,7 +23,7 @@ CodeView::CodeView(QWidget *parent)
     : QWidget(parent)
     , m_header(new QLabel(this))
     , m_editor(new QsciScintilla(this))
-    , m_lexer(new QsciLexerPython(m_editor))
+    , m_lexer(ui::createPythonLexer(m_editor, false))
 {
     m_editor->setObjectName(QStringLiteral("codeEditor"));
     m_editor->setUtf8(true);
@@ -145,14 +147,23 @@ QList<int> CodeView::markedLines(int kind) const
 void CodeView::applyColours()
 {
     QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
-    m_lexer->setDefaultFont(mono);
-    for (int style = 0; style <= QsciLexerPython::Decorator; ++style)
-        m_lexer->setFont(mono, style);
     m_editor->setMarginsFont(mono);
+    const QColor ink = m_dark ? QColor(0xdc, 0xdc, 0xdc) : QColor(Qt::black);
+    // With KF6 the KSyntaxHighlighting lexer takes its fonts and colours from the theme; else
+    // QScintilla's Python lexer is coloured here.
+    if (!ui::setLexerDark(m_lexer, m_dark))
+        applyPythonLexerColours(mono, ink);
+    applyEditorColours(ink);
+}
 
+void CodeView::applyPythonLexerColours(const QFont &mono, const QColor &ink)
+{
+    auto *lexer = static_cast<QsciLexerPython *>(m_lexer);
+    lexer->setDefaultFont(mono);
+    for (int style = 0; style <= QsciLexerPython::Decorator; ++style)
+        lexer->setFont(mono, style);
     // The lexer's own colours assume a white page; the dark set keeps its contrast.
     const QColor paper = m_dark ? QColor(0x1e, 0x1f, 0x22) : QColor(Qt::white);
-    const QColor ink = m_dark ? QColor(0xdc, 0xdc, 0xdc) : QColor(Qt::black);
     m_lexer->setDefaultPaper(paper);
     m_lexer->setPaper(paper, -1);
     m_lexer->setDefaultColor(ink);
@@ -173,6 +184,10 @@ void CodeView::applyColours()
         for (int s = 0; s <= QsciLexerPython::Decorator; ++s)
             m_lexer->setColor(m_lexer->defaultColor(s), s);
     }
+}
+
+void CodeView::applyEditorColours(const QColor &ink)
+{
     const QColor margin = m_dark ? QColor(0x2b, 0x2d, 0x30) : QColor(0xf0, 0xf0, 0xf0);
     m_editor->setMarginsBackgroundColor(margin);
     m_editor->setMarginsForegroundColor(m_dark ? QColor(0x90, 0x90, 0x90) : QColor(0x70, 0x70, 0x70));

@@ -6,7 +6,7 @@
 
 class QLabel;
 class QsciScintilla;
-class QsciLexerPython;
+class QsciLexer;
 
 namespace kwb {
 
@@ -43,11 +43,13 @@ signals:
 
 private:
     void applyColours();
+    void applyPythonLexerColours(const QFont &mono, const QColor &ink);
+    void applyEditorColours(const QColor &ink);
     void updateHeader();
 
     QLabel *m_header;
     QsciScintilla *m_editor;
-    QsciLexerPython *m_lexer;
+    QsciLexer *m_lexer; ///< KSyntaxHighlighting lexer with KF6, else QsciLexerPython
     QString m_candidateId;
     bool m_dark = false;
 };

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "exchangeview.h"
 
+#include "highlight/highlight.h"
+
 #include "markdownhighlighter.h"
 
 #include <QCheckBox>
@@ -68,8 +70,10 @@ ExchangeView::ExchangeView(QWidget *parent)
     m_tabs->addTab(m_prompt, tr("Prompt"));
     m_tabs->addTab(m_response, tr("Response"));
     m_tabs->addTab(m_reasoning, tr("Reasoning"));
+    // KSyntaxHighlighting's Markdown definition and theme when built with KF6, else our own highlighter.
     for (auto *edit : {m_prompt, m_response, m_reasoning})
-        m_highlighters.append(new MarkdownHighlighter(edit->document()));
+        if (!ui::attachMarkdownHighlighter(edit->document(), false))
+            m_highlighters.append(new MarkdownHighlighter(edit->document()));
 
     m_flushTimer->setInterval(kFlushIntervalMs);
     m_flushTimer->setSingleShot(true);
@@ -128,6 +132,11 @@ QString ExchangeView::infoText() const
 
 void ExchangeView::setDark(bool dark)
 {
+    if (m_highlighters.isEmpty()) {
+        for (auto *edit : {m_prompt, m_response, m_reasoning})
+            ui::attachMarkdownHighlighter(edit->document(), dark);
+        return;
+    }
     for (auto *h : m_highlighters)
         h->setDark(dark);
 }

@@ -3,15 +3,23 @@
 
 #include "candidatetreemodel.h"
 #include "candidatetreeview.h"
+#include "chart/latencychart.h"
 #include "codeview.h"
+#include "diff/diffview.h"
 #include "env/locations.h"
 #include "exchangeview.h"
 #include "gatebar.h"
+#include "gpu/gpustatuswidget.h"
 #include "icons.h"
+#include "pipeline/cassettes.h"
+#include "pipeline/pipeline.h"
+#include "report/reportexport.h"
+#include "runcontroller.h"
 #include "runloader.h"
 #include "runsdock.h"
 #include "shortcutsdialog.h"
 #include "store/runstore.h"
+#include "tasks/taskindex.h"
 #include "verdictsview.h"
 
 #include <QAction>
@@ -21,6 +29,7 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
@@ -30,6 +39,7 @@
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
+#include <QToolBar>
 #include <QTreeView>
 #include <QTreeWidget>
 #include <QVBoxLayout>
@@ -45,7 +55,8 @@ const QString kHeader = QStringLiteral("candidates/header");
 const QString kRunsSplitter = QStringLiteral("runs/splitter");
 const QString kTheme = QStringLiteral("theme");
 const QString kLastRun = QStringLiteral("lastRun");
-constexpr int kStateVersion = 1;
+const QString kLastNewRun = QStringLiteral("newRun/last");
+constexpr int kStateVersion = 2; // 2: the diff and latency docks and the run toolbar
 } // namespace
 
 MainWindow::MainWindow(QWidget *parent)
@@ -73,6 +84,9 @@ void MainWindow::createViews()
     m_gateBar = new GateBar(this);
     m_runs = new RunsDock(this);
     m_loader = new RunLoader(this);
+    m_diff = new DiffView(this);
+    m_chart = new LatencyChart(this);
+    m_chart->setMinimumHeight(220); // below that the axis labels collapse to "…"
 
     auto *central = new QWidget(this);
     auto *layout = new QVBoxLayout(central);
@@ -80,6 +94,8 @@ void MainWindow::createViews()
     layout->setSpacing(2);
     layout->addWidget(m_gateBar);
     layout->addWidget(m_code, 1);
+    // The gate bar's eight buttons and its re-prompt box need this much; the docks give way first.
+    central->setMinimumWidth(660);
     setCentralWidget(central);
 
     m_summary = new QLabel(tr("No run open"), this);
@@ -87,8 +103,20 @@ void MainWindow::createViews()
     m_progress->setRange(0, 0); // busy indicator: the store does not report partial progress
     m_progress->setMaximumWidth(160);
     m_progress->hide();
+    m_runProgress = new QLabel(this);
+    m_runProgress->setObjectName(QStringLiteral("runProgress"));
+    m_runProgress->hide();
+    m_providerNote = new QLabel(this);
+    m_providerNote->setObjectName(QStringLiteral("providerNote"));
+    m_providerNote->hide();
+    m_gpu = new GpuStatusWidget(this);
+    // "no NVIDIA GPU (library not found: …)" can be long: the tooltip has the whole text.
+    m_gpu->setMaximumWidth(380);
     statusBar()->addWidget(m_summary, 1);
+    statusBar()->addPermanentWidget(m_providerNote);
+    statusBar()->addPermanentWidget(m_runProgress);
     statusBar()->addPermanentWidget(m_progress);
+    statusBar()->addPermanentWidget(m_gpu);
 }
 
 void MainWindow::createDocks()
@@ -105,8 +133,14 @@ void MainWindow::createDocks()
     auto *cands = dock(m_tree, tr("Candidates"), QStringLiteral("dockCandidates"), Qt::LeftDockWidgetArea);
     auto *verdicts = dock(m_verdicts, tr("Verdicts"), QStringLiteral("dockVerdicts"), Qt::RightDockWidgetArea);
     auto *llm = dock(m_exchange, tr("LLM exchange"), QStringLiteral("dockExchange"), Qt::RightDockWidgetArea);
+    auto *latency = dock(m_chart, tr("Latency"), QStringLiteral("dockLatency"), Qt::BottomDockWidgetArea);
+    auto *diff = dock(m_diff, tr("Diff"), QStringLiteral("dockDiff"), Qt::BottomDockWidgetArea);
     splitDockWidget(runs, cands, Qt::Vertical);
     splitDockWidget(verdicts, llm, Qt::Vertical);
+    // The chart and the diff share the space under the code: one look at a time, both one click away.
+    tabifyDockWidget(latency, diff);
+    latency->raise();
+    resizeDocks({latency}, {300}, Qt::Vertical);
     // First-start proportions; restoreState() replaces them once the user has arranged the docks.
     resizeDocks({runs, cands}, {260, 700}, Qt::Vertical);
     resizeDocks({cands, verdicts}, {760, 420}, Qt::Horizontal);
@@ -130,6 +164,15 @@ void MainWindow::createMenus()
 {
     using pipeline::GateAction;
     QMenu *file = menuBar()->addMenu(tr("&File"));
+    QAction *newRun = addAction(file, tr("&New run…"), QKeySequence::New, [this] { newRunDialog(); });
+    QAction *replay = addAction(file, tr("Re&play demo on this machine"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_N),
+                                [this] { replayDemo(m_interactive); });
+    replay->setToolTip(tr("Run the optimization loop live here, with the replay of an authored cassette "
+                          "(1_ReLU on any CPU), and answer its gates"));
+    m_stopAction = addAction(file, tr("S&top live run"), QKeySequence(Qt::SHIFT | Qt::Key_F5), [this] { stopRun(); });
+    m_stopAction->setToolTip(tr("Stop the live run after the current step and cancel the evaluation in flight"));
+    m_stopAction->setEnabled(false);
+    file->addSeparator();
     addAction(file, tr("&Open run…"), QKeySequence::Open, [this] { onOpenRunDialog(); });
     addAction(file, tr("Open &demo run"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D), [this] { openDemo(); });
     addAction(file, tr("&Reload run"), QKeySequence(Qt::Key_F5), [this] {
@@ -138,6 +181,13 @@ void MainWindow::createMenus()
     });
     addAction(file, tr("Refresh runs and &tasks"), QKeySequence(Qt::CTRL | Qt::Key_R), [this] { m_runs->refresh(); });
     file->addSeparator();
+    addAction(file, tr("&Export report…"), QKeySequence(Qt::CTRL | Qt::Key_E), [this] {
+        if (run().info.id.isEmpty() && run().candidates.isEmpty())
+            return showError(tr("No run"), tr("Open a run first."));
+        exportReportInteractive(this, run(), m_chart);
+    });
+    addAction(file, tr("Export &chart…"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_E), [this] { exportChart(); });
+    file->addSeparator();
     addAction(file, tr("&Quit"), QKeySequence::Quit, [this] { close(); });
 
     QMenu *view = menuBar()->addMenu(tr("&View"));
@@ -145,7 +195,8 @@ void MainWindow::createMenus()
     addAction(view, tr("Go to &best candidate"), QKeySequence(Qt::CTRL | Qt::Key_B), [this] {
         selectCandidate(m_model->bestId());
     });
-    addAction(view, tr("Go to &parent candidate"), QKeySequence(Qt::ALT | Qt::Key_Up), [this] {
+    addAction(view, tr("Go to &parent candidate"), QKeySequence(Qt::ALT | Qt::Key_Left), [this] {
+        // Not Alt+Up: that is the diff view's "previous change", and one key on two actions fires neither.
         if (const Candidate *c = run().candidate(m_selected); c && !c->parentId.isEmpty())
             selectCandidate(c->parentId);
     });
@@ -155,6 +206,17 @@ void MainWindow::createMenus()
         m_tree->treeView()->setFocus();
     });
     addAction(view, tr("Focus c&ode"), QKeySequence(Qt::CTRL | Qt::Key_2), [this] { m_code->setFocus(); });
+    addAction(view, tr("D&iff with parent"), QKeySequence(Qt::CTRL | Qt::Key_D), [this] {
+        if (QDockWidget *d = dockOf(m_diff)) {
+            d->show();
+            d->raise();
+        }
+        m_diff->setCurrentCandidate(m_selected);
+        if (!m_diff->applyQuickPick(DiffView::QuickPick::ParentToChild))
+            statusBar()->showMessage(tr("The selected candidate has no parent to diff with"), 5000);
+    });
+    addAction(view, tr("Diff this LLM &prompt with…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L),
+              [this] { chooseExchangeToDiff(); });
     view->addSeparator();
     m_darkAction = addAction(view, tr("&Dark theme"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T), [this] {
         setTheme(m_darkAction->isChecked() ? theme::Theme::Dark : theme::Theme::Light);
@@ -184,6 +246,13 @@ void MainWindow::createMenus()
     gateAction(GateAction::Override, tr("&Override integrity…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     gateAction(GateAction::Stop, tr("&Stop run"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_X));
 
+    QToolBar *bar = addToolBar(tr("Run"));
+    bar->setObjectName(QStringLiteral("toolbarRun")); // saveState() finds tool bars by name
+    bar->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    bar->addAction(newRun);
+    bar->addAction(replay);
+    bar->addAction(m_stopAction);
+
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     addAction(help, tr("&Keyboard shortcuts"), QKeySequence(Qt::Key_F1), [this] { showShortcuts(); });
     addAction(help, tr("&About Kernel Workbench"), {}, [this] {
@@ -205,6 +274,15 @@ void MainWindow::connectViews()
     });
     connect(m_loader, &RunLoader::loaded, this, &MainWindow::onRunLoaded);
     connect(m_loader, &RunLoader::failed, this, &MainWindow::onRunFailed);
+    connect(m_chart, &LatencyChart::candidateClicked, this, &MainWindow::selectCandidate);
+    // Raising the Diff tab shows the selection against its parent at once, not an empty view.
+    if (QDockWidget *d = dockOf(m_diff))
+        connect(d, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+            if (visible && !m_selected.isEmpty() && m_diff->rightId() != m_selected) {
+                m_diff->setCurrentCandidate(m_selected);
+                m_diff->applyQuickPick(DiffView::QuickPick::ParentToChild);
+            }
+        });
 
     m_gateBar->setCodeProvider([this] { return m_code->code(); });
     connect(m_gateBar, &GateBar::codeEditingChanged, m_code, &CodeView::setEditable);
@@ -221,7 +299,15 @@ void MainWindow::restoreSettings()
     QSettings s;
     if (!restoreGeometry(s.value(kGeometry).toByteArray()))
         resize(1500, 920);
-    restoreState(s.value(kState).toByteArray(), kStateVersion);
+    if (!restoreState(s.value(kState).toByteArray(), kStateVersion)) {
+        // First start (or an older layout): the chart gets room enough for its bars and labels.
+        if (QDockWidget *d = dockOf(m_chart))
+            resizeDocks({d}, {340}, Qt::Vertical);
+        QDockWidget *left = dockOf(m_tree);
+        QDockWidget *right = dockOf(m_verdicts);
+        if (left && right)
+            resizeDocks({left, right}, {480, 380}, Qt::Horizontal);
+    }
     m_tree->restoreHeaderState(s.value(kHeader).toByteArray());
     if (auto *split = m_runs->findChild<QSplitter *>(QStringLiteral("runsSplitter")))
         split->restoreState(s.value(kRunsSplitter).toByteArray());
@@ -273,6 +359,8 @@ void MainWindow::setTheme(theme::Theme t)
     const bool dark = t == theme::Theme::Dark;
     m_code->setDark(dark);
     m_exchange->setDark(dark);
+    m_diff->setDark(dark);
+    m_chart->setDark(dark);
     if (m_darkAction)
         m_darkAction->setChecked(dark);
 }
@@ -281,6 +369,9 @@ QList<QAction *> MainWindow::shortcutActions() const
 {
     QList<QAction *> out;
     for (QAction *a : m_actions)
+        if (!a->shortcut().isEmpty())
+            out.append(a);
+    for (QAction *a : m_diff->actions())
         if (!a->shortcut().isEmpty())
             out.append(a);
     return out;
@@ -326,6 +417,8 @@ void MainWindow::onRunLoaded(const QString &dir, const Run &run, const QStringLi
     m_bodies.clear();
     m_gateBar->closeRequest();
     m_model->setRun(run);
+    m_diff->setRun(run, dir);
+    m_chart->setRun(run);
     m_runs->setCurrentRun(dir);
     setWindowTitle(tr("%1 — Kernel Workbench").arg(run.info.id.isEmpty() ? QFileInfo(dir).fileName() : run.info.id));
     updateRunSummary();
@@ -340,6 +433,11 @@ void MainWindow::onRunLoaded(const QString &dir, const Run &run, const QStringLi
     else if (!run.candidates.isEmpty())
         selectCandidate(run.candidates.first().id);
     emit runOpened(dir);
+    // The live run shown again (from disk, so everything so far is there): its open gate too.
+    if (m_pendingGate && showsLiveRun()) {
+        const pipeline::GateRequest g = *m_pendingGate;
+        onGateOpened(g);
+    }
 }
 
 void MainWindow::onRunFailed(const QString &dir, const QString &error)
@@ -388,6 +486,10 @@ void MainWindow::onCandidateSelected(const QString &id)
 {
     m_selected = id;
     showCandidateDetails(run().candidate(id), true);
+    m_diff->setCurrentCandidate(id);
+    // Diffing costs a few ms: only while someone can see the diff.
+    if (QDockWidget *d = dockOf(m_diff); d && !d->visibleRegion().isEmpty() && !id.isEmpty())
+        m_diff->applyQuickPick(DiffView::QuickPick::ParentToChild);
     emit candidateSelected(id);
 }
 
@@ -447,14 +549,20 @@ void MainWindow::showShortcuts()
 
 void MainWindow::onCandidateAdded(const Candidate &c)
 {
+    if (!showsLiveRun())
+        return;
     m_model->addCandidate(c);
     updateRunSummary();
+    refreshLiveViews();
 }
 
 void MainWindow::onCandidateUpdated(const Candidate &c)
 {
+    if (!showsLiveRun())
+        return;
     m_model->updateCandidate(c);
     updateRunSummary();
+    refreshLiveViews();
     // The selected candidate got its result: refresh its verdicts without moving the code view.
     if (c.id == m_selected)
         showCandidateDetails(run().candidate(c.id), m_code->candidateId() != c.id);
@@ -462,23 +570,36 @@ void MainWindow::onCandidateUpdated(const Candidate &c)
 
 void MainWindow::onExchangeStarted(const LlmExchange &x)
 {
+    if (!showsLiveRun())
+        return;
     m_model->updateExchange(x);
     m_exchange->onExchangeStarted(x);
 }
 
 void MainWindow::onExchangeDelta(const QString &exchangeId, const QString &text)
 {
+    if (!showsLiveRun())
+        return;
     m_exchange->onExchangeDelta(exchangeId, text);
 }
 
 void MainWindow::onExchangeFinished(const LlmExchange &x)
 {
+    if (!showsLiveRun())
+        return;
     m_model->updateExchange(x);
     m_exchange->onExchangeFinished(x);
 }
 
 void MainWindow::onGateOpened(const pipeline::GateRequest &request)
 {
+    if (!showsLiveRun()) {
+        // Another run is on display: keep the gate for when the live run is shown again.
+        m_pendingGate = request;
+        statusBar()->showMessage(tr("The live run waits at gate %1: open it again to answer").arg(request.gate));
+        return;
+    }
+    m_pendingGate.reset();
     if (!request.candidateId.isEmpty())
         selectCandidate(request.candidateId);
     m_gateBar->showRequest(request);
@@ -489,6 +610,12 @@ void MainWindow::onGateOpened(const pipeline::GateRequest &request)
 
 void MainWindow::onRunFinished(RunState state)
 {
+    m_pendingGate.reset();
+    m_live = false;
+    m_stopAction->setEnabled(false);
+    m_runProgress->setText(tr("run %1").arg(toName(state)));
+    if (!showsLiveRun())
+        return;
     m_gateBar->closeRequest();
     for (QAction *a : std::as_const(m_gateActions))
         a->setEnabled(false);
@@ -496,7 +623,202 @@ void MainWindow::onRunFinished(RunState state)
     info.state = state;
     m_model->setRunInfo(info);
     updateRunSummary();
+    refreshLiveViews();
     statusBar()->showMessage(tr("Run %1").arg(toName(state)), 8000);
+}
+
+bool MainWindow::showsLiveRun() const
+{
+    return m_liveDir.isEmpty() || QFileInfo(m_runDir) == QFileInfo(m_liveDir);
+}
+
+QDockWidget *MainWindow::dockOf(QWidget *w) const
+{
+    for (QDockWidget *d : m_docks)
+        if (d->widget() == w)
+            return d;
+    return nullptr;
+}
+
+RunController *MainWindow::runController()
+{
+    if (!m_controller) {
+        m_controller = new RunController(this);
+        connect(m_controller, &RunController::runStarted, this, [this](pipeline::Pipeline *p, const QString &dir) {
+            attachPipeline(p, dir);
+            onRunStarted(dir);
+        });
+        connect(m_controller, &RunController::progress, this, &MainWindow::onRunProgress);
+    }
+    return m_controller;
+}
+
+void MainWindow::refreshLiveViews()
+{
+    // Both are cheap for a run's size (the chart rebuilds its bars, the diff refreshes its pickers).
+    m_diff->updateRun(run());
+    m_chart->setRun(run());
+}
+
+bool MainWindow::startRun(const NewRunSettings &settings, QString *error)
+{
+    QString runsDir = m_runs->runsDir();
+    if (runsDir.isEmpty())
+        runsDir = env::runsDir();
+    QString e;
+    if (!runController()->start(settings, runsDir, &e)) {
+        showError(tr("Cannot start the run"), e);
+        if (error)
+            *error = e;
+        return false;
+    }
+    QSettings().setValue(kLastNewRun, settings.toJson());
+    return true;
+}
+
+void MainWindow::onRunStarted(const QString &runDir)
+{
+    m_live = true;
+    m_stopAction->setEnabled(true);
+    const QString note = m_controller->providerNote();
+    m_providerNote->setText(note);
+    m_providerNote->setVisible(!note.isEmpty());
+    // A replayed answer is not a model's: say so where a person looks while the loop runs.
+    m_providerNote->setStyleSheet(m_controller->isShippedReplay() ? QStringLiteral("font-weight: bold") : QString());
+    m_runProgress->show();
+    m_runs->refresh();
+    m_runs->setCurrentRun(runDir);
+    statusBar()->showMessage(tr("Run started in %1").arg(QDir::toNativeSeparators(runDir)), 8000);
+}
+
+void MainWindow::onRunProgress(const QString &text)
+{
+    m_runProgress->setText(text);
+}
+
+void MainWindow::newRunDialog(const NewRunSettings &initial)
+{
+    NewRunSettings start = initial;
+    if (start.taskFile.isEmpty()) {
+        const QJsonObject last = QSettings().value(kLastNewRun).toJsonObject();
+        if (!last.isEmpty())
+            start = NewRunSettings::fromJson(last);
+    }
+    // Window-modal and non-blocking (open(), not exec()): the live views keep updating behind it.
+    auto *dialog = new NewRunDialog(this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setWindowModality(Qt::WindowModal);
+    if (!start.taskFile.isEmpty())
+        dialog->setSettings(start);
+    connect(dialog, &QDialog::accepted, this, [this, dialog] { startRun(dialog->settings()); });
+    dialog->open();
+}
+
+NewRunSettings MainWindow::demoReplaySettings() const
+{
+    NewRunSettings s;
+    s.provider = QStringLiteral("replay");
+    s.seeds = 2;
+    s.gatePolicy = pipeline::GatePolicy::Failures; // a few gates: where something went wrong
+    s.trials = 2;
+    const TaskIndex index(true);
+    // The demo's own task needs CUDA for its speed to mean anything; 1_ReLU runs anywhere.
+    QString name = QStringLiteral("1_ReLU");
+    if (m_gpu->status().available && !run().info.taskName.isEmpty()
+        && !pipeline::shippedCassette(run().info.taskName).isEmpty())
+        name = run().info.taskName;
+    if (const auto task = index.find(name)) {
+        s.taskName = task->name;
+        s.taskFile = task->path;
+    } else {
+        s.taskName = name;
+        s.taskFile = env::tasksDir() + QStringLiteral("/level1/1_ReLU.py");
+    }
+    s.device = name == QLatin1String("1_ReLU") ? QStringLiteral("auto") : QStringLiteral("cuda");
+    return s;
+}
+
+void MainWindow::replayDemo(bool ask)
+{
+    if (ask)
+        newRunDialog(demoReplaySettings());
+    else
+        startRun(demoReplaySettings());
+}
+
+void MainWindow::stopRun()
+{
+    if (!m_controller || !m_controller->isRunning())
+        return;
+    m_gateBar->closeRequest();
+    m_controller->stop();
+    statusBar()->showMessage(tr("Stopping the run after the current step…"), 8000);
+}
+
+void MainWindow::comparePrompts(const QString &leftExchangeId, const QString &rightExchangeId)
+{
+    const LlmExchange *a = run().exchange(leftExchangeId);
+    const LlmExchange *b = run().exchange(rightExchangeId);
+    if (!a || !b)
+        return;
+    m_diff->compareExchanges(withBody(*a), withBody(*b));
+    if (QDockWidget *d = dockOf(m_diff)) {
+        d->show();
+        d->raise();
+    }
+}
+
+void MainWindow::chooseExchangeToDiff()
+{
+    const QString current = m_exchange->currentExchangeId();
+    if (current.isEmpty()) {
+        statusBar()->showMessage(tr("Select a candidate with an LLM call first"), 5000);
+        return;
+    }
+    QStringList labels;
+    QStringList ids;
+    for (const LlmExchange &x : run().exchanges) {
+        if (x.id == current)
+            continue;
+        labels.append(tr("%1  (%2)").arg(x.callType, x.id));
+        ids.append(x.id);
+    }
+    if (ids.isEmpty()) {
+        statusBar()->showMessage(tr("This run has no other LLM call"), 5000);
+        return;
+    }
+    auto *dialog = new QInputDialog(this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setWindowTitle(tr("Diff LLM prompts"));
+    dialog->setLabelText(tr("Compare the prompt of %1 with:").arg(current));
+    dialog->setComboBoxItems(labels);
+    connect(dialog, &QInputDialog::textValueSelected, this, [this, current, labels, ids](const QString &label) {
+        const int i = labels.indexOf(label);
+        if (i >= 0)
+            comparePrompts(current, ids.at(i));
+    });
+    dialog->open();
+}
+
+void MainWindow::exportChart()
+{
+    if (m_chart->barCount() == 0)
+        return showError(tr("No chart"), tr("The run has no measured candidate to chart yet."));
+    const QString base = run().info.id.isEmpty() ? QStringLiteral("latency") : run().info.id + QStringLiteral("-latency");
+    auto *dialog = new QFileDialog(this, tr("Export chart"), QDir::home().filePath(base + QStringLiteral(".png")),
+                                   tr("PNG image (*.png);;SVG drawing (*.svg)"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setAcceptMode(QFileDialog::AcceptSave);
+    connect(dialog, &QFileDialog::fileSelected, this, [this](const QString &file) {
+        QString error;
+        const bool svg = file.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive);
+        const bool ok = svg ? m_chart->saveSvg(file, QSize(1200, 600), &error) : m_chart->savePng(file, QSize(1200, 600), &error);
+        if (!ok)
+            showError(tr("Cannot export the chart"), error);
+        else
+            statusBar()->showMessage(tr("Chart saved to %1").arg(QDir::toNativeSeparators(file)), 8000);
+    });
+    dialog->open();
 }
 
 } // namespace kwb

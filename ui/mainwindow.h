@@ -2,11 +2,14 @@
 #pragma once
 
 #include "model/run.h"
+#include "newrun/newrundialog.h"
 #include "pipeline/gate.h"
 #include "theme.h"
 
 #include <QMainWindow>
 #include <QPointer>
+
+#include <optional>
 
 class QAction;
 class QDockWidget;
@@ -18,8 +21,12 @@ namespace kwb {
 class CandidateTreeModel;
 class CandidateTreeView;
 class CodeView;
+class DiffView;
 class ExchangeView;
 class GateBar;
+class GpuStatusWidget;
+class LatencyChart;
+class RunController;
 class RunLoader;
 class RunsDock;
 class VerdictsView;
@@ -62,6 +69,28 @@ public:
     ExchangeView *exchangeView() const { return m_exchange; }
     GateBar *gateBar() const { return m_gateBar; }
     RunsDock *runsDock() const { return m_runs; }
+    DiffView *diffView() const { return m_diff; }
+    LatencyChart *latencyChart() const { return m_chart; }
+    GpuStatusWidget *gpuStatus() const { return m_gpu; }
+    /// Owns the live run (provider, evaluator, pipeline); made on first use.
+    RunController *runController();
+    /// The dock that holds `w` (one of the views above), or null.
+    QDockWidget *dockOf(QWidget *w) const;
+
+    /// Starts a live run with these settings in the runs folder of the runs dock and attaches it to
+    /// every view; false (with a message, and `error`) when it cannot start.
+    bool startRun(const NewRunSettings &settings, QString *error = nullptr);
+    /// File > New run…: the dialog (window-modal, non-blocking), then startRun().
+    void newRunDialog(const NewRunSettings &initial = {});
+    /// The settings of "Replay demo on this machine": 1_ReLU (runs on any CPU) with the replay
+    /// provider, or the demo run's task when this machine has an NVIDIA GPU and a cassette for it.
+    NewRunSettings demoReplaySettings() const;
+    /// Replays the demo live: asks first (the New-run dialog, prefilled) when `ask`.
+    void replayDemo(bool ask = true);
+    /// Stops the live run (after the current step; the evaluation in flight is cancelled).
+    void stopRun();
+    /// Opens the diff dock on the prompts of two LLM calls of the run.
+    void comparePrompts(const QString &leftExchangeId, const QString &rightExchangeId);
 
     /// Connects a live engine (core/pipeline's Pipeline, or anything with its signals and
     /// submitDecision slot): candidates, LLM streams and gates flow in, gate decisions flow out.
@@ -108,6 +137,13 @@ private:
     void showShortcuts();
     void clickGate(pipeline::GateAction action);
     void updateRunSummary();
+    void refreshLiveViews();
+    /// True when the run on display is the attached pipeline's (or none is attached).
+    bool showsLiveRun() const;
+    void onRunStarted(const QString &runDir);
+    void onRunProgress(const QString &text);
+    void chooseExchangeToDiff();
+    void exportChart();
     void showError(const QString &title, const QString &text);
 
     CandidateTreeModel *m_model = nullptr;
@@ -118,6 +154,17 @@ private:
     GateBar *m_gateBar = nullptr;
     RunsDock *m_runs = nullptr;
     RunLoader *m_loader = nullptr;
+    DiffView *m_diff = nullptr;
+    LatencyChart *m_chart = nullptr;
+    GpuStatusWidget *m_gpu = nullptr;
+    RunController *m_controller = nullptr;
+    QAction *m_stopAction = nullptr;
+    QLabel *m_runProgress = nullptr; ///< step and phase of the live run
+    QLabel *m_providerNote = nullptr; ///< e.g. "replay of an authored cassette"
+    bool m_live = false; ///< a pipeline is attached and running
+    /// The attached pipeline's run directory: its signals update the views only while that run is on display.
+    QString m_liveDir;
+    std::optional<pipeline::GateRequest> m_pendingGate; ///< a live gate opened while another run was shown
     QList<QDockWidget *> m_docks;
     QList<QAction *> m_actions;
     QHash<int, QAction *> m_gateActions;
@@ -134,6 +181,7 @@ template<typename Pipeline>
 void MainWindow::attachPipeline(Pipeline *p, const QString &runDir)
 {
     m_runDir = runDir;
+    m_liveDir = runDir;
     onRunLoaded(runDir, p->run(), {}, 0);
     connect(p, &Pipeline::candidateAdded, this, &MainWindow::onCandidateAdded);
     connect(p, &Pipeline::candidateUpdated, this, &MainWindow::onCandidateUpdated);

@@ -10,6 +10,7 @@
 #include "pipeline/cassettes.h"
 #include "pipeline/decider.h"
 #include "pipeline/pipeline.h"
+#include "pipeline/runsetup.h"
 #include "pipeline/runsummary.h"
 #include "store/runstore.h"
 #include "tasks/taskindex.h"
@@ -74,21 +75,14 @@ int runRun(const QStringList &args)
         cfg.resumeDir = resume;
         cfg.taskFile = previous->info.taskFile;
     } else {
-        const QString t = p.positionalArguments().first();
-        if (QFileInfo::exists(t)) {
-            cfg.taskFile = QFileInfo(t).absoluteFilePath();
-        } else {
-            TaskIndex index(true);
-            const auto task = index.find(t);
-            if (!task) {
-                err() << "kwb run: no task file or task named '" << t << "'\n";
-                return InputError;
-            }
-            cfg.taskFile = task->path;
+        QString e;
+        cfg.taskFile = pipeline::resolveTaskFile(p.positionalArguments().first(), &e);
+        if (cfg.taskFile.isEmpty()) {
+            err() << "kwb run: " << e << "\n";
+            return InputError;
         }
     }
-    QString e;
-    if (!TaskIndex::fromFile(cfg.taskFile, &e)) {
+    if (QString e; previous && !TaskIndex::fromFile(cfg.taskFile, &e)) {
         err() << "kwb run: " << e << "\n";
         return InputError;
     }
@@ -133,66 +127,39 @@ int runRun(const QStringList &args)
     }
 
     // The provider: a cassette, a named provider, or the default one; with no key, the shipped cassette.
-    llm::ProviderConfig pc;
-    QString cassette = p.value(QStringLiteral("cassette"));
-    QString providerName = p.value(QStringLiteral("provider"));
-    if (providerName.isEmpty() && previous && cassette.isEmpty())
-        providerName = previous->info.provider;
-    bool shippedReplay = false;
-    if (previous && cassette.isEmpty()) {
-        cassette = previous->info.settings.value(QStringLiteral("cassette")).toString();
-        shippedReplay = !cassette.isEmpty();
+    pipeline::ProviderRequest request;
+    request.taskFile = cfg.taskFile;
+    request.cassette = p.value(QStringLiteral("cassette"));
+    request.provider = p.value(QStringLiteral("provider"));
+    if (request.provider.isEmpty() && previous && request.cassette.isEmpty())
+        request.provider = previous->info.provider;
+    if (previous && request.cassette.isEmpty()) {
+        request.cassette = previous->info.settings.value(QStringLiteral("cassette")).toString();
+        request.cassetteIsShipped = !request.cassette.isEmpty();
     }
-    if (cassette.isEmpty()) {
-        const QString name = providerName.isEmpty() ? qEnvironmentVariable("KWB_PROVIDER", QStringLiteral("deepseek")) : providerName;
-        bool found = false;
-        pc = llm::findProvider(name, &found);
-        if (!found) {
-            err() << "kwb run: unknown provider '" << name << "'\n";
-            return UsageError;
-        }
-        if (pc.wire != QLatin1String("replay") && !llm::hasApiKey(pc)) {
-            const QString shipped = pipeline::shippedCassette(QFileInfo(cfg.taskFile).completeBaseName());
-            if (!providerName.isEmpty() || shipped.isEmpty()) {
-                err() << "kwb run: no API key for provider '" << pc.name << "' (set " << pc.apiKeyEnv
-                      << " or add it to " << llm::configDir() << "/keys.json)"
-                      << (shipped.isEmpty() ? QStringLiteral("; no shipped cassette for this task either") : QString()) << "\n";
-                return EnvironmentError;
-            }
-            cassette = shipped;
-            shippedReplay = true;
-            out() << "no API key for " << pc.name << ": replaying the shipped cassette " << cassette << "\n"
-                  << "  (answers authored by the Kernel Workbench developers; prompts matched leniently, since "
-                     "they hold measured latencies and this machine's device name)\n";
+    request.model = p.value(QStringLiteral("model"));
+    request.lenient = p.isSet(QStringLiteral("lenient")) || p.isSet(QStringLiteral("record-cassette"));
+    pipeline::ProviderSetup setup = pipeline::setUpProvider(request);
+    if (!setup) {
+        err() << "kwb run: " << setup.errorText << "\n";
+        switch (setup.error) {
+        case pipeline::ProviderSetupError::UnknownProvider: return UsageError;
+        case pipeline::ProviderSetupError::NoApiKey: return EnvironmentError;
+        default: return InputError;
         }
     }
-    if (!cassette.isEmpty()) {
-        bool found = false;
-        pc = llm::findProvider(QStringLiteral("replay"), &found);
-        pc.name = QStringLiteral("replay");
-        pc.wire = QStringLiteral("replay");
-        pc.cassette = QFileInfo(cassette).absoluteFilePath();
-        pc.replayLenient = shippedReplay || p.isSet(QStringLiteral("lenient")) || p.isSet(QStringLiteral("record-cassette"));
-        cfg.cassette = pc.cassette;
-    }
-    if (p.isSet(QStringLiteral("model")))
-        pc.model = p.value(QStringLiteral("model"));
-
-    QString perr;
-    auto provider = llm::createProvider(pc, &perr);
-    if (!provider) {
-        err() << "kwb run: " << perr << "\n";
-        return InputError;
-    }
+    if (!setup.missingKeyProvider.isEmpty())
+        out() << "no API key for " << setup.missingKeyProvider << ": replaying the shipped cassette " << setup.cassette << "\n"
+              << "  (answers authored by the Kernel Workbench developers; prompts matched leniently, since "
+                 "they hold measured latencies and this machine's device name)\n";
+    cfg.cassette = setup.cassette;
+    const QString cassette = setup.cassette;
+    auto &provider = setup.provider;
     if (auto *replay = qobject_cast<llm::ReplayProvider *>(provider.get())) {
-        if (!replay->isValid()) {
-            err() << "kwb run: " << replay->loadError() << "\n";
-            return InputError;
-        }
-        const QString authored = replay->metadata().value(QStringLiteral("authored_by")).toString();
-        out() << "replay: " << pc.cassette << (authored.isEmpty() ? QString() : QStringLiteral(" (authored by ") + authored + QLatin1Char(')'))
-              << (pc.replayLenient ? QStringLiteral(", lenient prompt matching") : QString()) << "\n";
-        if (!shippedReplay)
+        out() << "replay: " << setup.cassette
+              << (setup.authoredBy.isEmpty() ? QString() : QStringLiteral(" (authored by ") + setup.authoredBy + QLatin1Char(')'))
+              << (setup.config.replayLenient ? QStringLiteral(", lenient prompt matching") : QString()) << "\n";
+        if (!setup.shippedReplay)
             QObject::connect(replay, &llm::ReplayProvider::mismatchIgnored, [](const QString &report) {
             out() << "  replay: prompt differs from the recording (served anyway): " << report.section(QLatin1Char('\n'), 0, 0) << "\n";
             out().flush();

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// kernel-workbench [--demo] [RUN_DIR]: the workbench GUI. Argument handling only; the window is kwb_ui.
+// kernel-workbench [--demo] [--replay-demo] [RUN_DIR]: the workbench GUI. Argument handling only; the window is kwb_ui.
 #include "llm/providerconfig.h"
 #include "mainwindow.h"
+#include "runcontroller.h"
 #include "runsdock.h"
 
 #include "env/locations.h"
@@ -61,7 +62,11 @@ int main(int argc, char *argv[])
                                        QStringLiteral("N"));
     const QCommandLineOption select(QStringLiteral("select"), QStringLiteral("Select this candidate once the run is open."),
                                     QStringLiteral("ID"));
-    parser.addOptions({demo, runsDir, themeOpt, screenshot, quitAfter, select});
+    const QCommandLineOption replayDemo(QStringLiteral("replay-demo"),
+                                        QStringLiteral("Start the live replay of the demo at once (1_ReLU, replay provider, gates on failures)."));
+    const QCommandLineOption gatesOpt(QStringLiteral("gates"),
+                                      QStringLiteral("Gate policy of --replay-demo: all, failures or none."), QStringLiteral("POLICY"));
+    parser.addOptions({demo, runsDir, themeOpt, screenshot, quitAfter, select, replayDemo, gatesOpt});
     parser.addPositionalArgument(QStringLiteral("RUN_DIR"), QStringLiteral("A run directory to open."), QStringLiteral("[RUN_DIR]"));
     parser.process(app);
 
@@ -75,6 +80,8 @@ int main(int argc, char *argv[])
     if (scripted)
         window.resize(1600, 1000); // screenshots compare across runs: one size, whatever was remembered
     window.show();
+    // The first evaluation should not pay for `import torch`: start the warm worker now, off the UI thread.
+    QTimer::singleShot(0, &window, [&window] { window.runController()->prestart(); });
 
     if (parser.isSet(select)) {
         const QString id = parser.value(select);
@@ -85,7 +92,9 @@ int main(int argc, char *argv[])
     });
 
     const QStringList args = parser.positionalArguments();
-    if (!args.isEmpty()) {
+    if (parser.isSet(replayDemo)) {
+        // The live run is what shows: nothing else is opened (a late load would cover it).
+    } else if (!args.isEmpty()) {
         window.openRun(args.first());
     } else if (parser.isSet(demo) || !anyLlmKey()) {
         QString why;
@@ -95,6 +104,24 @@ int main(int argc, char *argv[])
             window.openRun(kwb::MainWindow::lastRunDirectory());
     } else if (!kwb::MainWindow::lastRunDirectory().isEmpty()) {
         window.openRun(kwb::MainWindow::lastRunDirectory());
+    }
+
+    if (parser.isSet(replayDemo)) {
+        kwb::NewRunSettings settings = window.demoReplaySettings();
+        if (parser.isSet(gatesOpt)) {
+            const auto g = kwb::pipeline::gatePolicyFromString(parser.value(gatesOpt));
+            if (!g) {
+                std::fprintf(stderr, "kernel-workbench: --gates takes all, failures or none\n");
+                return 2;
+            }
+            settings.gatePolicy = *g;
+        }
+        // After the recorded run (if any) is on screen, so the live run replaces it, not the reverse.
+        QTimer::singleShot(0, &window, [&window, settings] {
+            QString error;
+            if (!window.startRun(settings, &error))
+                std::fprintf(stderr, "kernel-workbench: %s\n", qPrintable(error));
+        });
     }
 
     if (parser.isSet(quitAfter)) {

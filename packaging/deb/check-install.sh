@@ -47,9 +47,10 @@ name=$(basename "$deb")
 step "resolve with Recommends (simulated)"
 in_root apt-get install --simulate -y "/tmp/$name" > "$pkgdir/check-install-recommends.txt" \
     || fail "apt cannot resolve the package with its Recommends"
-grep -E "^Inst (python3-torch|bubblewrap) " "$pkgdir/check-install-recommends.txt" | sed 's/^/    /'
+grep -E "^Inst (python3-torch|bubblewrap) " "$pkgdir/check-install-recommends.txt" | sed 's/^/    /' \
+    || echo "    warning: apt would install neither python3-torch nor bubblewrap"
 recommends=--no-install-recommends
-[ -n "${KWB_WITH_RECOMMENDS:-}" ] && recommends=
+if [ -n "${KWB_WITH_RECOMMENDS:-}" ]; then recommends=; fi
 step "apt-get install $recommends /tmp/$name"
 before=$(in_root dpkg-query -W | wc -l)
 # apt's complaints about the missing /dev/pts and init system are harmless in a chroot: keep them in the log.
@@ -89,7 +90,7 @@ if in_root python3 -c "import torch" 2>/dev/null; then
     step "kwb eval 1_ReLU relu_correct.py --device cpu"
     in_root kwb eval /usr/share/kernel-workbench/tasks/level1/1_ReLU.py /tmp/relu_correct.py --device cpu \
         --trials 2 --repeat 3 > "$pkgdir/check-install-eval.txt" 2>&1 || { cat "$pkgdir/check-install-eval.txt"; fail "kwb eval"; }
-    head -2 "$pkgdir/check-install-eval.txt" | sed 's/^/    /'
+    grep -E "^(OK|[A-Z_]+:) | \| " "$pkgdir/check-install-eval.txt" | head -2 | sed 's/^/    /'
     grep -q "^OK: correct" "$pkgdir/check-install-eval.txt" || fail "kwb eval did not find the candidate correct"
 fi
 for f in /usr/share/applications/kernel-workbench.desktop /usr/share/icons/hicolor/scalable/apps/kernel-workbench.svg \

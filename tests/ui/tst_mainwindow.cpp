@@ -8,12 +8,16 @@
 #include "fixturerun.h"
 #include "mainwindow.h"
 #include "runsdock.h"
+#include "chart/latencychart.h"
+#include "diff/diffview.h"
+#include "gpu/gpustatuswidget.h"
 #include "shortcutsdialog.h"
 
 #include <QAction>
 #include <QDir>
 #include <QDockWidget>
 #include <QListWidget>
+#include <QSet>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -57,6 +61,26 @@ private slots:
         QListWidget *runs = w.runsDock()->runList();
         QTRY_VERIFY(runs->count() == 1 && runs->item(0)->text() == QFileInfo(m_fixture.dir).fileName());
         w.selectCandidate(QStringLiteral("c0003"));
+        // The diff and latency docks hold the run: chart bars for the measured candidates, a bar
+        // click selects its candidate, and the diff follows the selection (parent → child).
+        QCOMPARE(w.latencyChart()->barCount(), LatencyChart::barsOf(w.run()).size());
+        QVERIFY(w.latencyChart()->barCount() > 0);
+        const QString barId = w.latencyChart()->candidateIds().first();
+        emit w.latencyChart()->candidateClicked(barId);
+        QCOMPARE(w.candidateView()->currentCandidateId(), barId);
+        w.selectCandidate(QStringLiteral("c0003"));
+        w.findChild<QDockWidget *>(QStringLiteral("dockDiff"))->raise();
+        QTRY_VERIFY(!w.findChild<QDockWidget *>(QStringLiteral("dockDiff"))->visibleRegion().isEmpty());
+        w.selectCandidate(QStringLiteral("c0002"));
+        w.selectCandidate(QStringLiteral("c0003"));
+        const Candidate *c3 = w.run().candidate(QStringLiteral("c0003"));
+        QVERIFY(c3);
+        if (!c3->parentId.isEmpty()) {
+            QCOMPARE(w.diffView()->rightId(), QStringLiteral("c0003"));
+            QCOMPARE(w.diffView()->leftId(), c3->parentId);
+        }
+        // The GPU status is in the status bar (this machine: "no NVIDIA GPU ...").
+        QVERIFY(w.gpuStatus() && w.gpuStatus()->isVisible());
         if (const QByteArray dir = qgetenv("KWB_SCREENSHOT_DIR"); !dir.isEmpty()) {
             QDir().mkpath(QString::fromLocal8Bit(dir));
             const QString file = QDir(QString::fromLocal8Bit(dir)).filePath(QStringLiteral("mainwindow.png"));
@@ -125,6 +149,17 @@ private slots:
         QVERIFY(has(QStringLiteral("Open run"), QKeySequence::Open));
         QVERIFY(has(QStringLiteral("Approve"), QKeySequence(Qt::CTRL | Qt::Key_Return)));
         QVERIFY(has(QStringLiteral("Filter candidates"), QKeySequence::Find));
+        QVERIFY(has(QStringLiteral("New run"), QKeySequence::New));
+        QVERIFY(has(QStringLiteral("Export report"), QKeySequence(Qt::CTRL | Qt::Key_E)));
+        QVERIFY(has(QStringLiteral("Next change"), QKeySequence(Qt::ALT | Qt::Key_Down))); // the diff view's
+        // No two window-wide actions share a key (Qt would fire neither).
+        QSet<QString> keys;
+        for (QAction *a : actions)
+            if (a->shortcutContext() == Qt::WindowShortcut) {
+                const QString k = a->shortcut().toString();
+                QVERIFY2(!keys.contains(k), qPrintable(k));
+                keys.insert(k);
+            }
         // A new action with a shortcut shows up without touching the dialog.
         auto *extra = new QAction(QStringLiteral("&Brand new"), &w);
         extra->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_9));

@@ -7,8 +7,9 @@
 #include "highlight/ksyntaxlexer.h"
 #include "highlight/ksyntaxrepository.h"
 
-#include <KSyntaxHighlighting/SyntaxHighlighter>
 #include <QTextDocument>
+
+#include <KSyntaxHighlighting/SyntaxHighlighter>
 #endif
 
 namespace kwb::ui {

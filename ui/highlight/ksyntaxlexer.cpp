@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "highlight/ksyntaxlexer.h"
 
-#include <KSyntaxHighlighting/Definition>
-#include <KSyntaxHighlighting/FoldingRegion>
+#include <QFontDatabase>
 #include <Qsci/qsciscintilla.h>
 
-#include <QFontDatabase>
+#include <KSyntaxHighlighting/Definition>
+#include <KSyntaxHighlighting/FoldingRegion>
 
 namespace kwb::ui {
 
@@ -45,7 +45,7 @@ KSyntaxLexer::KSyntaxLexer(const KSyntaxHighlighting::Definition &definition, co
     AbstractHighlighter::setTheme(theme);
     // Styles exist before the lexer meets an editor: QsciScintilla::setLexer only initialises the
     // styles that have a description.
-    QList<KSyntaxHighlighting::Definition> defs{definition};
+    QList<KSyntaxHighlighting::Definition> defs { definition };
     defs += definition.includedDefinitions();
     for (const auto &def : std::as_const(defs))
         for (const auto &format : def.formats())
@@ -227,8 +227,8 @@ void KSyntaxLexer::setFoldLevels(int line, const QString &text)
         const int tab = std::max(1, ed->tabWidth());
         const int indent = indentColumns(text, tab);
         if (indent < 0) {
-            ed->SendScintilla(QsciScintillaBase::SCI_SETFOLDLEVEL, line,
-                              base | QsciScintillaBase::SC_FOLDLEVELWHITEFLAG);
+            ed->SendScintilla(
+                QsciScintillaBase::SCI_SETFOLDLEVEL, line, base | QsciScintillaBase::SC_FOLDLEVELWHITEFLAG);
             return;
         }
         // Levels only need to order the lines, so the column itself is the level: no guess about
@@ -237,16 +237,17 @@ void KSyntaxLexer::setFoldLevels(int line, const QString &text)
         ed->SendScintilla(QsciScintillaBase::SCI_SETFOLDLEVEL, line, level);
         int prev = line - 1;
         while (prev >= 0
-               && (ed->SendScintilla(QsciScintillaBase::SCI_GETFOLDLEVEL, prev) & QsciScintillaBase::SC_FOLDLEVELWHITEFLAG))
+            && (ed->SendScintilla(QsciScintillaBase::SCI_GETFOLDLEVEL, prev)
+                & QsciScintillaBase::SC_FOLDLEVELWHITEFLAG))
             --prev;
         for (int blank = prev + 1; blank < line; ++blank)
-            ed->SendScintilla(QsciScintillaBase::SCI_SETFOLDLEVEL, blank,
-                              level | QsciScintillaBase::SC_FOLDLEVELWHITEFLAG);
+            ed->SendScintilla(
+                QsciScintillaBase::SCI_SETFOLDLEVEL, blank, level | QsciScintillaBase::SC_FOLDLEVELWHITEFLAG);
         if (prev >= 0) {
             const long prevLevel = ed->SendScintilla(QsciScintillaBase::SCI_GETFOLDLEVEL, prev)
-                                 & QsciScintillaBase::SC_FOLDLEVELNUMBERMASK;
+                & QsciScintillaBase::SC_FOLDLEVELNUMBERMASK;
             ed->SendScintilla(QsciScintillaBase::SCI_SETFOLDLEVEL, prev,
-                              prevLevel | (level > prevLevel ? QsciScintillaBase::SC_FOLDLEVELHEADERFLAG : 0));
+                prevLevel | (level > prevLevel ? QsciScintillaBase::SC_FOLDLEVELHEADERFLAG : 0));
         }
         return;
     }

@@ -3,15 +3,15 @@
 
 // Built only with KSyntaxHighlighting (KF6); other ui code reaches it through highlight/highlight.h.
 
+#include <QFont>
+#include <QHash>
+#include <QList>
+#include <Qsci/qscilexercustom.h>
+
 #include <KSyntaxHighlighting/AbstractHighlighter>
 #include <KSyntaxHighlighting/Format>
 #include <KSyntaxHighlighting/State>
 #include <KSyntaxHighlighting/Theme>
-#include <Qsci/qscilexercustom.h>
-
-#include <QFont>
-#include <QHash>
-#include <QList>
 #include <vector>
 
 namespace kwb::ui {
@@ -21,13 +21,12 @@ namespace kwb::ui {
 /// the theme); styleText() runs the highlighter line by line and keeps the highlighter state at the
 /// end of every line, so a restyle that starts mid-document continues inside multi-line strings and
 /// comments correctly. Fold levels follow the definition: indentation for Python, regions otherwise.
-class KSyntaxLexer : public QsciLexerCustom, public KSyntaxHighlighting::AbstractHighlighter
-{
+class KSyntaxLexer : public QsciLexerCustom, public KSyntaxHighlighting::AbstractHighlighter {
     Q_OBJECT
     Q_INTERFACES(KSyntaxHighlighting::AbstractHighlighter)
 public:
     KSyntaxLexer(const KSyntaxHighlighting::Definition &definition, const KSyntaxHighlighting::Theme &theme,
-                 QObject *parent = nullptr);
+        QObject *parent = nullptr);
 
     const char *language() const override;
     QString description(int style) const override;
@@ -56,11 +55,11 @@ private:
 
     QFont m_font;
     QList<KSyntaxHighlighting::Format> m_formatOfStyle; ///< index = style; invalid for 0 and 32..39
-    QHash<int, int> m_styleOfFormat;                    ///< Format::id() -> style
+    QHash<int, int> m_styleOfFormat; ///< Format::id() -> style
     std::vector<KSyntaxHighlighting::State> m_lineStates; ///< highlighter state at the end of each line
-    std::vector<int> m_regionDepth;                        ///< open folding regions at the end of each line
-    QList<unsigned char> m_lineStyles;                     ///< style per UTF-16 unit of the line being styled
-    int m_regionDelta = 0;                                 ///< regions opened minus closed on the current line
+    std::vector<int> m_regionDepth; ///< open folding regions at the end of each line
+    QList<unsigned char> m_lineStyles; ///< style per UTF-16 unit of the line being styled
+    int m_regionDelta = 0; ///< regions opened minus closed on the current line
 };
 
 } // namespace kwb::ui

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "highlight/ksyntaxrepository.h"
 
-#include <KSyntaxHighlighting/Repository>
-
 #include <QGlobalStatic>
+
+#include <KSyntaxHighlighting/Repository>
 
 namespace kwb::ui::ksyntax {
 
@@ -32,8 +32,8 @@ KSyntaxHighlighting::Definition definition(const QString &name)
 
 KSyntaxHighlighting::Theme theme(bool dark)
 {
-    return s_repository()->defaultTheme(dark ? KSyntaxHighlighting::Repository::DarkTheme
-                                             : KSyntaxHighlighting::Repository::LightTheme);
+    return s_repository()->defaultTheme(
+        dark ? KSyntaxHighlighting::Repository::DarkTheme : KSyntaxHighlighting::Repository::LightTheme);
 }
 
 } // namespace kwb::ui::ksyntax

@@ -10,6 +10,7 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimeZone>
 
 using namespace kwb;
 using namespace kwb::store;
@@ -24,7 +25,7 @@ RunInfo sampleInfo()
     i.taskHash = QStringLiteral("abc123");
     i.provider = QStringLiteral("replay");
     i.model = QStringLiteral("deepseek-reasoner");
-    i.createdAt = QDateTime(QDate(2026, 11, 22), QTime(14, 20, 0), Qt::UTC);
+    i.createdAt = QDateTime(QDate(2026, 11, 22), QTime(14, 20, 0), QTimeZone::utc());
     i.settings = QJsonObject{{"seeds", 2}, {"trials", 5}};
     return i;
 }
@@ -92,7 +93,7 @@ void fill(RunWriter &w)
     QVERIFY(w.updateExchange(x));
 
     QVERIFY(w.addGate(GateRecord{QStringLiteral("after_eval:c0001"), QStringLiteral("approve"), {},
-                                 seed.id, QDateTime(QDate(2026, 11, 22), QTime(14, 21, 0), Qt::UTC)}));
+                                 seed.id, QDateTime(QDate(2026, 11, 22), QTime(14, 21, 0), QTimeZone::utc())}));
     RunInfo info = w.run().info;
     info.state = RunState::Finished;
     info.bestCandidateId = seed.id;

@@ -3,15 +3,14 @@
 // Markdown highlighter colours fenced code and the KSyntaxHighlighting lexer styles Python.
 #include "highlight/highlight.h"
 
-#include <Qsci/qscilexerpython.h>
-#include <Qsci/qsciscintilla.h>
-
 #include <QPlainTextEdit>
 #include <QSyntaxHighlighter>
 #include <QTest>
 #include <QTextBlock>
 #include <QTextDocument>
 #include <QTextLayout>
+#include <Qsci/qscilexerpython.h>
+#include <Qsci/qsciscintilla.h>
 
 using namespace kwb;
 
@@ -32,7 +31,9 @@ QString lookAt(const QTextBlock &block, int col)
 {
     for (const QTextLayout::FormatRange &r : block.layout()->formats())
         if (col >= r.start && col < r.start + r.length)
-            return QStringLiteral("%1 %2 %3").arg(r.format.foreground().color().name()).arg(r.format.fontWeight())
+            return QStringLiteral("%1 %2 %3")
+                .arg(r.format.foreground().color().name())
+                .arg(r.format.fontWeight())
                 .arg(r.format.fontItalic());
     return QStringLiteral("unformatted");
 }
@@ -40,8 +41,10 @@ QString lookAt(const QTextBlock &block, int col)
 QString look(QsciLexer *lexer, int style)
 {
     const QFont f = lexer->font(style);
-    return QStringLiteral("%1 %2 %3 %4").arg(lexer->color(style).name(), lexer->paper(style).name())
-        .arg(f.bold()).arg(f.italic());
+    return QStringLiteral("%1 %2 %3 %4")
+        .arg(lexer->color(style).name(), lexer->paper(style).name())
+        .arg(f.bold())
+        .arg(f.italic());
 }
 
 QTextBlock blockStartingWith(const QTextDocument &doc, const QString &prefix)
@@ -63,17 +66,16 @@ void colouriseAll(QsciScintilla &ed)
     ed.SendScintilla(QsciScintillaBase::SCI_COLOURISE, 0L, -1L);
 }
 
-const char *const kPython = "def scale(x):\n"               // 0
-                            "    s = \"\"\"\n"              // 1 opens a triple-quoted string
-                            "import os\n"                   // 2 inside the string
-                            "\"\"\"\n"                      // 3 closes it
-                            "    return x * 2  # é, ü\n"    // 4 multi-byte text before the next line
-                            "import sys\n";                 // 5 a real import
+const char *const kPython = "def scale(x):\n" // 0
+                            "    s = \"\"\"\n" // 1 opens a triple-quoted string
+                            "import os\n" // 2 inside the string
+                            "\"\"\"\n" // 3 closes it
+                            "    return x * 2  # é, ü\n" // 4 multi-byte text before the next line
+                            "import sys\n"; // 5 a real import
 
 } // namespace
 
-class TestHighlight : public QObject
-{
+class TestHighlight : public QObject {
     Q_OBJECT
 private slots:
     void buildMatchesRuntime();
@@ -176,7 +178,6 @@ void TestHighlight::markdownColoursCodeFence()
     const QColor darkKeyword = foregroundAt(code, 0);
     QVERIFY(darkKeyword.isValid());
     QVERIFY(darkKeyword != keyword);
-
 }
 
 void TestHighlight::pythonLexerStylesKeywords()
@@ -190,12 +191,12 @@ void TestHighlight::pythonLexerStylesKeywords()
     ed.setText(QString::fromUtf8(kPython));
     colouriseAll(ed);
 
-    const int defStyle = styleAt(ed, 0, 0);        // def
-    const int identStyle = styleAt(ed, 1, 4);      // s
-    const int openQuote = styleAt(ed, 1, 8);       // """
-    const int importInString = styleAt(ed, 2, 0);  // import (inside the string)
-    const int importReal = styleAt(ed, 5, 0);      // import sys
-    const int commentStyle = styleAt(ed, 4, 18);   // # é, ü
+    const int defStyle = styleAt(ed, 0, 0); // def
+    const int identStyle = styleAt(ed, 1, 4); // s
+    const int openQuote = styleAt(ed, 1, 8); // """
+    const int importInString = styleAt(ed, 2, 0); // import (inside the string)
+    const int importReal = styleAt(ed, 5, 0); // import sys
+    const int commentStyle = styleAt(ed, 4, 18); // # é, ü
     QVERIFY(defStyle != identStyle);
     // Breeze Light draws keywords bold in the text colour: compare the whole look, not one property.
     QVERIFY(look(lexer, defStyle) != look(lexer, identStyle));
