@@ -83,8 +83,11 @@ GateBar::GateBar(QWidget *parent)
     add(GateAction::Approve, tr("&Approve"), tr("Go on as planned"));
     add(GateAction::EditPrompt, tr("Edit &prompt…"), tr("Change the prompt before it is sent"));
     add(GateAction::EditCode, tr("Edit &code"), tr("Edit the candidate in the code view, then submit it as a manual edit"));
-    buttons->addWidget(m_reprompt, 1);
-    add(GateAction::Reprompt, tr("&Re-prompt"), tr("Send the follow-up in the same conversation"));
+    // The follow-up gets a row of its own: squeezed between buttons it showed a few letters only.
+    auto *repromptRow = new QHBoxLayout;
+    repromptRow->setSpacing(4);
+    repromptRow->addWidget(m_reprompt, 1);
+    repromptRow->addWidget(addButton(GateAction::Reprompt, tr("&Re-prompt"), tr("Send the follow-up in the same conversation")));
     add(GateAction::Skip, tr("S&kip stage"), tr("Skip this step"));
     add(GateAction::UseAsBase, tr("Use as &base"), tr("Build what follows on the candidate selected in the tree"));
     add(GateAction::Override, tr("&Override integrity…"), tr("Accept an integrity violation; asks for a written reason"));
@@ -107,7 +110,9 @@ GateBar::GateBar(QWidget *parent)
     layout->setSpacing(4);
     layout->addWidget(m_title);
     layout->addWidget(m_summary);
+    buttons->addStretch(1);
     layout->addLayout(buttons);
+    layout->addLayout(repromptRow);
     hide();
 }
 
