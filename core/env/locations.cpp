@@ -22,6 +22,11 @@ QString dataDir()
     const QString fromEnv = qEnvironmentVariable("KWB_DATA_DIR");
     if (!fromEnv.isEmpty())
         return QDir(fromEnv).absolutePath();
+    // An installed executable uses the installed data, even where its source tree still exists.
+    if (QCoreApplication::instance()
+        && QFileInfo(QCoreApplication::applicationDirPath()).canonicalFilePath()
+            == QFileInfo(QStringLiteral(KWB_INSTALL_BINDIR)).canonicalFilePath())
+        return QStringLiteral(KWB_INSTALL_DATADIR);
     // A build-tree binary uses the sources it was built from; an installed one uses the prefix.
     const QString source = QStringLiteral(KWB_SOURCE_DIR);
     if (QFileInfo::exists(source + QStringLiteral("/core/eval/worker/kwb_worker.py")))

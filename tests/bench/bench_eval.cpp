@@ -9,12 +9,14 @@
 #include "model/evalresult.h"
 
 #include <QCoreApplication>
+#include <QFileInfo>
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QFile>
 #include <QTimer>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 using namespace kwb;
@@ -124,19 +126,23 @@ int main(int argc, char **argv)
     const int n = argc > 1 ? std::max(1, atoi(argv[1])) : 5;
 
     EvalRequest req;
-    req.taskFile = QStringLiteral(KWB_SOURCE_DIR "/tasks/level1/1_ReLU.py");
-    req.candidateFile = QStringLiteral(KWB_TEST_DATA "/eval/ok.py");
+    // KWB_BENCH_TASK / KWB_BENCH_CANDIDATE measure the spread on a real kernel (e.g. on a GPU machine:
+    // tasks/level3/39_GRU.py with resources/showcase/39_GRU.py); KWB_BENCH_SKIP_OVERHEAD=1 skips part 1.
+    req.taskFile = qEnvironmentVariable("KWB_BENCH_TASK", QStringLiteral(KWB_SOURCE_DIR "/tasks/level1/1_ReLU.py"));
+    req.candidateFile = qEnvironmentVariable("KWB_BENCH_CANDIDATE", QStringLiteral(KWB_TEST_DATA "/eval/ok.py"));
     req.device = qEnvironmentVariable("KWB_BENCH_DEVICE", QStringLiteral("auto"));
 
-    std::printf("kwb_bench_eval: task 1_ReLU, trivial candidate (torch.clamp), %d runs per series, load average %s\n", n,
+    std::printf("kwb_bench_eval: task %s, candidate %s, %d runs per series, load average %s\n",
+                qPrintable(QFileInfo(req.taskFile).fileName()), qPrintable(QFileInfo(req.candidateFile).fileName()), n,
                 qPrintable(loadAverage()));
     std::printf("overhead = wall - compile phase - run phase (run = correctness trials + timed runs)\n");
-    {
+    const bool overhead = qEnvironmentVariableIntValue("KWB_BENCH_SKIP_OVERHEAD") == 0;
+    if (overhead) {
         Evaluator ev;
         ev.setPrestartEnabled(false);
         series("1a. without the pre-started worker (each evaluation starts python and imports torch)", ev, req, n, false);
     }
-    {
+    if (overhead) {
         Evaluator ev;
         ev.prestart();
         series("1b. with the pre-started worker (warm worker ready before each request)", ev, req, n, true);
@@ -146,7 +152,7 @@ int main(int argc, char **argv)
     std::printf("\n2. speedup vs eager of the same candidate, %d measurements (repeat %d, warmup %d)\n", n, req.repeat, req.warmup);
     Evaluator ev;
     ev.prestart();
-    QList<double> speedups;
+    QList<double> speedups, graphSpeedups;
     QString unit;
     for (int i = 0; i < n; ++i) {
         waitFor([&] { return ev.warmWorkerReady(); }, 120000);
@@ -157,13 +163,22 @@ int main(int argc, char **argv)
         }
         unit = r.onGpu ? QStringLiteral("GPU") : QStringLiteral("CPU");
         speedups << r.speedupVsEager();
-        std::printf("  %d: %.4fx  (candidate median %.4f ms cv %.1f%%, eager median %.4f ms cv %.1f%%)\n", i + 1,
-                    r.speedupVsEager(), r.candidate.medianMs, r.candidate.cv * 100, r.eager.medianMs, r.eager.cv * 100);
+        if (std::isfinite(r.speedupVsGraph()))
+            graphSpeedups << r.speedupVsGraph();
+        std::printf("  %d: %.4fx vs eager, %.4fx vs CUDA graph  (candidate median %.4f ms cv %.1f%%, eager median %.4f ms "
+                    "cv %.1f%%)\n",
+                    i + 1, r.speedupVsEager(), r.speedupVsGraph(), r.candidate.medianMs, r.candidate.cv * 100,
+                    r.eager.medianMs, r.eager.cv * 100);
     }
     if (speedups.size() >= 2) {
         const double lo = *std::min_element(speedups.begin(), speedups.end());
         const double hi = *std::max_element(speedups.begin(), speedups.end());
         std::printf("  spread max/min: %.4f (%.1f%%) on %s\n", hi / lo, (hi / lo - 1) * 100, qPrintable(unit));
+    }
+    if (graphSpeedups.size() >= 2) {
+        const double lo = *std::min_element(graphSpeedups.begin(), graphSpeedups.end());
+        const double hi = *std::max_element(graphSpeedups.begin(), graphSpeedups.end());
+        std::printf("  spread max/min vs CUDA graph: %.4f (%.1f%%)\n", hi / lo, (hi / lo - 1) * 100);
     }
     std::printf("\nload average at the end: %s\n", qPrintable(loadAverage()));
     return 0;
