@@ -27,7 +27,9 @@ packages="build-essential cmake ninja-build qt6-base-dev qt6-charts-dev qt6-svg-
           libkf6syntaxhighlighting-dev libdtl-dev xvfb xauth python3 ca-certificates"
 stamp="$root/var/lib/kwb-ci-packages"   # the package list the chroot was completed with
 
-if [ "$(id -u)" -ne 0 ]; then echo "ci-trixie: needs root" >&2; exit 1; fi
+# Exit 77 means "the stage could not be set up here" (no root, the Debian mirror unreachable): the
+# caller reports it as skipped. Any failure of the build or the tests is exit 1.
+if [ "$(id -u)" -ne 0 ]; then echo "ci-trixie: needs root" >&2; exit 77; fi
 
 t0=$(date +%s); tstep=$t0
 step() { # step NAME: prints how long the previous step took
@@ -58,7 +60,8 @@ mount_once() { # mount_once TARGET ARGS...: mounts unless something is already m
 # 1. The chroot: reuse it when it was completed with the same package list.
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$(echo $packages)" ]; then
     if [ ! -x "$root/usr/bin/apt-get" ]; then
-        command -v debootstrap >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
+        command -v debootstrap >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null \
+            || { echo "ci-trixie: cannot install debootstrap" >&2; exit 77; }
         # A root left half-made by an interrupted debootstrap is started again from scratch.
         if mountpoint -q "$root/proc" || mountpoint -q "$root/src"; then
             echo "ci-trixie: $root has mounts left, not deleting it" >&2; exit 1
@@ -66,7 +69,7 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$(echo $packages)" ]; then
         rm -rf "$root"; mkdir -p "$root"
         echo "ci-trixie: debootstrap trixie into $root"
         debootstrap --variant=minbase trixie "$root" "$mirror" >"$root.debootstrap.log" 2>&1 \
-            || { tail -20 "$root.debootstrap.log" >&2; exit 1; }
+            || { tail -20 "$root.debootstrap.log" >&2; exit 77; }
         step "debootstrap"
     fi
     mkdir -p "$root/proc"
@@ -75,7 +78,7 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$(echo $packages)" ]; then
     echo "ci-trixie: apt-get install (this chroot has no or other packages)"
     chroot "$root" /usr/bin/env DEBIAN_FRONTEND=noninteractive bash -c \
         "apt-get update -qq && apt-get install -y -qq --no-install-recommends $(echo $packages) && apt-get clean" \
-        >"$root.apt.log" 2>&1 || { tail -20 "$root.apt.log" >&2; exit 1; }
+        >"$root.apt.log" 2>&1 || { tail -20 "$root.apt.log" >&2; exit 77; }
     echo $packages >"$stamp"
     step "apt-get install"
 else
