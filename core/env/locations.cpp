@@ -65,6 +65,17 @@ QString cacheDir()
     return base + QStringLiteral("/kernel-workbench");
 }
 
+QString configDir()
+{
+    const QString explicitDir = qEnvironmentVariable("KWB_CONFIG_DIR");
+    if (!explicitDir.isEmpty())
+        return QDir(explicitDir).absolutePath();
+    QString base = qEnvironmentVariable("XDG_CONFIG_HOME");
+    if (base.isEmpty())
+        base = QDir::homePath() + QStringLiteral("/.config");
+    return base + QStringLiteral("/kernel-workbench");
+}
+
 bool isSecretVariable(const QString &name)
 {
     static const QRegularExpression secret(

@@ -27,6 +27,10 @@ QString runsDir(const QString &cliValue = {});
 /// Per-user cache (baselines ...): $XDG_CACHE_HOME/kernel-workbench.
 QString cacheDir();
 
+/// Per-user configuration (providers.json, keys.json, prompt overrides): $KWB_CONFIG_DIR, else
+/// $XDG_CONFIG_HOME/kernel-workbench, else ~/.config/kernel-workbench.
+QString configDir();
+
 /// The environment for a process that runs untrusted code: the caller's environment with every
 /// variable that may hold a secret removed (API keys, tokens, passwords, cloud credentials).
 QProcessEnvironment scrubbedEnvironment(const QProcessEnvironment &from = QProcessEnvironment::systemEnvironment());

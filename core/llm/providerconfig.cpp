@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "providerconfig.h"
 
+#include "env/locations.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -100,13 +102,7 @@ QList<ProviderConfig> builtinProviders()
 
 QString configDir()
 {
-    const QString explicitDir = qEnvironmentVariable("KWB_CONFIG_DIR");
-    if (!explicitDir.isEmpty())
-        return QDir(explicitDir).absolutePath();
-    QString base = qEnvironmentVariable("XDG_CONFIG_HOME");
-    if (base.isEmpty())
-        base = QDir::homePath() + QStringLiteral("/.config");
-    return base + QStringLiteral("/kernel-workbench");
+    return env::configDir();
 }
 
 QList<ProviderConfig> loadProviders(QString *error)

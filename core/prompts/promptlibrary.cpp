@@ -23,14 +23,7 @@ const QString kExt = QStringLiteral(".md");
 
 QString defaultUserDir()
 {
-    // Same rule as llm::configDir(); prompts does not link kwb_llm.
-    const QString explicitDir = qEnvironmentVariable("KWB_CONFIG_DIR");
-    if (!explicitDir.isEmpty())
-        return QDir(explicitDir).absoluteFilePath(QStringLiteral("prompts"));
-    QString base = qEnvironmentVariable("XDG_CONFIG_HOME");
-    if (base.isEmpty())
-        base = QDir::homePath() + QStringLiteral("/.config");
-    return base + QStringLiteral("/kernel-workbench/prompts");
+    return env::configDir() + QStringLiteral("/prompts");
 }
 
 QStringList listTemplates(const QString &dir)
