@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "eval/sandbox.h"
 
+#include "env/locations.h"
+
 #include <QDir>
 #include <QFileInfo>
 #include <QProcess>
@@ -12,8 +14,34 @@ namespace kwb {
 
 namespace {
 
+/// Folders under /tmp that a worker reads: its private /tmp would hide them. A checkout (the worker
+/// script, the shipped tasks) or a virtual environment under /tmp is common, in CI above all.
+QStringList readOnlyUnderTmp(const QString &program)
+{
+    const QString tmp = QFileInfo(QStringLiteral("/tmp")).canonicalFilePath();
+    QStringList dirs;
+    auto add = [&](const QString &path) {
+        const QString c = QFileInfo(path).canonicalFilePath();
+        if (!c.isEmpty() && c.startsWith(tmp + QLatin1Char('/')) && !dirs.contains(c))
+            dirs << c;
+    };
+    add(env::dataDir());
+    if (!program.isEmpty()) {
+        const QString exe = QFileInfo(program).isAbsolute() ? program : QStandardPaths::findExecutable(program);
+        if (!exe.isEmpty()) {
+            // The interpreter's prefix, before symlinks are followed: a venv's bin/python points
+            // outside it, but its packages live beside bin/.
+            const QDir bin = QFileInfo(exe).absoluteDir();
+            add(QFileInfo(bin.absolutePath()).absolutePath());
+            const QFileInfo real(QFileInfo(exe).canonicalFilePath()); // and the real interpreter's prefix
+            add(QFileInfo(real.absolutePath()).absolutePath());
+        }
+    }
+    return dirs;
+}
+
 /// The common bwrap arguments; the probe uses the same ones so "probe works" means "workers work".
-QStringList bwrapArgs(const QString &scratchDir)
+QStringList bwrapArgs(const QString &scratchDir, const QStringList &readOnly = {})
 {
     QStringList a{
         QStringLiteral("--ro-bind"), QStringLiteral("/"), QStringLiteral("/"),
@@ -29,6 +57,8 @@ QStringList bwrapArgs(const QString &scratchDir)
         QStringLiteral("--die-with-parent"),
         QStringLiteral("--new-session"),
     };
+    for (const QString &dir : readOnly)
+        a << QStringLiteral("--ro-bind") << dir << dir;
     if (!scratchDir.isEmpty())
         a << QStringLiteral("--bind") << scratchDir << scratchDir << QStringLiteral("--chdir") << scratchDir;
     return a;
@@ -89,7 +119,7 @@ void Sandbox::wrap(QString *program, QStringList *args, const QString &scratchDi
 {
     if (!m_enabled)
         return;
-    QStringList a = bwrapArgs(scratchDir);
+    QStringList a = bwrapArgs(scratchDir, readOnlyUnderTmp(*program));
     a << QStringLiteral("--") << *program << *args;
     *program = m_bwrap;
     *args = a;
