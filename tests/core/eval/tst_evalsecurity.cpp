@@ -5,6 +5,8 @@
 #include "evaltestutil.h"
 
 #include "eval/sandbox.h"
+
+#include <QDirIterator>
 #include "model/evalresult.h"
 
 #include <QCoreApplication>
@@ -122,6 +124,37 @@ private Q_SLOTS:
         QCOMPARE(r.status, EvalStatus::Ok);
         QVERIFY(!r.sandboxed);
         QVERIFY2(r.sandboxNote.startsWith(QStringLiteral("unsandboxed")), qPrintable(r.sandboxNote));
+    }
+
+    // Regression: CI clones the project wherever it likes, /tmp included; the sandbox's private /tmp
+    // hid the worker script of such a checkout and every evaluation failed at once.
+    void sandboxedWorkerFromACheckoutUnderTmp()
+    {
+        const Sandbox sb = Sandbox::detect();
+        if (!sb.enabled())
+            QSKIP(qPrintable(QStringLiteral("bubblewrap unusable here: ") + sb.note()));
+        QTemporaryDir checkout(QDir::tempPath() + QStringLiteral("/kwb-checkout-XXXXXX"));
+        QVERIFY(checkout.isValid());
+        QVERIFY(checkout.path().startsWith(QStringLiteral("/tmp/")));
+        const QString from = QStringLiteral(KWB_SOURCE_DIR "/core/eval/worker");
+        const QString to = checkout.path() + QStringLiteral("/core/eval/worker");
+        QDirIterator it(from, QDir::Files, QDirIterator::Subdirectories);
+        while (it.hasNext()) {
+            const QString file = it.next();
+            if (file.contains(QStringLiteral("__pycache__")))
+                continue;
+            const QString target = to + file.mid(from.size());
+            QDir().mkpath(QFileInfo(target).absolutePath());
+            QVERIFY(QFile::copy(file, target));
+        }
+        const QByteArray before = qgetenv("KWB_DATA_DIR");
+        qputenv("KWB_DATA_DIR", checkout.path().toUtf8());
+        Evaluator ev;
+        ev.setSandboxEnabled(true);
+        const EvalResult r = ev.evaluateBlocking(request(data(QStringLiteral("ok.py"))));
+        qputenv("KWB_DATA_DIR", before);
+        QVERIFY2(r.status == EvalStatus::Ok, qPrintable(r.reason + QLatin1Char('\n') + r.logTail));
+        QVERIFY(r.sandboxed);
     }
 };
 
