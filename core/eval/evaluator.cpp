@@ -512,7 +512,7 @@ void Evaluator::finishJob(EvalResult result)
     QMetaObject::invokeMethod(this, &Evaluator::pump, Qt::QueuedConnection);
 }
 
-EvalResult Evaluator::evaluateBlocking(const EvalRequest &req)
+EvalResult Evaluator::runBlocking(const std::function<QString()> &start)
 {
     QEventLoop loop;
     QString wanted;
@@ -525,31 +525,21 @@ EvalResult Evaluator::evaluateBlocking(const EvalRequest &req)
         done = true;
         loop.quit();
     });
-    wanted = evaluate(req);
+    wanted = start();
     if (!done)
         loop.exec();
     disconnect(c);
     return out;
 }
 
+EvalResult Evaluator::evaluateBlocking(const EvalRequest &req)
+{
+    return runBlocking([&] { return evaluate(req); });
+}
+
 EvalResult Evaluator::baselineBlocking(const EvalRequest &req, bool useCache)
 {
-    QEventLoop loop;
-    QString wanted;
-    EvalResult out;
-    bool done = false;
-    auto c = connect(this, &Evaluator::evaluationFinished, &loop, [&](const QString &id, const EvalResult &r) {
-        if (id != wanted)
-            return;
-        out = r;
-        done = true;
-        loop.quit();
-    });
-    wanted = baseline(req, useCache);
-    if (!done)
-        loop.exec();
-    disconnect(c);
-    return out;
+    return runBlocking([&] { return baseline(req, useCache); });
 }
 
 } // namespace kwb

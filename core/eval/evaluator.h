@@ -12,6 +12,7 @@
 #include <QQueue>
 #include <QString>
 
+#include <functional>
 #include <memory>
 
 namespace kwb {
@@ -77,6 +78,8 @@ Q_SIGNALS:
     void evaluationFinished(const QString &jobId, const kwb::EvalResult &result);
 
 private:
+    /// Starts one job with `start` (which returns its id) and runs a local event loop until it finishes.
+    EvalResult runBlocking(const std::function<QString()> &start);
     struct Job;
     void enqueue(std::shared_ptr<Job> job);
     void pump();
