@@ -87,21 +87,8 @@ ProviderSetup setUpProvider(const ProviderRequest &request)
 
 QString resolveTaskFile(const QString &fileOrName, QString *error)
 {
-    QString path;
-    if (QFileInfo::exists(fileOrName)) {
-        path = QFileInfo(fileOrName).absoluteFilePath();
-    } else {
-        const auto task = TaskIndex(true).find(fileOrName);
-        if (!task) {
-            if (error)
-                *error = QStringLiteral("no task file or task named '%1'").arg(fileOrName);
-            return {};
-        }
-        path = task->path;
-    }
-    if (!TaskIndex::fromFile(path, error))
-        return {};
-    return path;
+    const auto task = TaskIndex::resolve(fileOrName, error);
+    return task ? task->path : QString();
 }
 
 } // namespace kwb::pipeline

@@ -117,6 +117,17 @@ std::optional<Task> TaskIndex::find(const QString &nameOrPath) const
     return unique;
 }
 
+std::optional<Task> TaskIndex::resolve(const QString &fileOrName, QString *error)
+{
+    if (QFileInfo::exists(fileOrName))
+        return fromFile(QFileInfo(fileOrName).absoluteFilePath(), error);
+    if (auto task = TaskIndex(true).find(fileOrName))
+        return task;
+    if (error)
+        *error = QStringLiteral("no task file or task named '%1'").arg(fileOrName);
+    return std::nullopt;
+}
+
 std::optional<Task> TaskIndex::fromFile(const QString &path, QString *error)
 {
     auto fail = [&](const QString &why) -> std::optional<Task> {

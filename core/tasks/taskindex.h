@@ -35,6 +35,9 @@ public:
     /// Reads one task file. Errors: missing/unreadable file, or no `class Model`, `get_inputs`,
     /// `get_init_inputs` (the message names what is missing).
     static std::optional<Task> fromFile(const QString &path, QString *error = nullptr);
+    /// What a person types for a task: an existing file (read with fromFile), else a name from the
+    /// shipped library. Error: "no task file or task named '…'", or fromFile's.
+    static std::optional<Task> resolve(const QString &fileOrName, QString *error = nullptr);
 
     /// Family from the source: nn.GRU → gru, nn.LSTM → lstm, matmul, softmax, elementwise, other.
     static QString familyOf(const QString &source);
