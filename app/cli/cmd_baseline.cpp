@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `kwb baseline TASK [options]`: time the reference (PyTorch eager and, on a GPU, a CUDA graph).
 #include "commands.h"
+#include "optionreader.h"
 
 #include "eval/evaluator.h"
 #include "eval/evaltext.h"
@@ -42,33 +43,19 @@ int kwb::cli::runBaseline(const QStringList &args)
         return UsageError;
     }
     EvalRequest req;
-    bool ok = true;
-    auto intOf = [&](const QCommandLineOption &o, int min) {
-        bool good = false;
-        const int v = p.value(o).toInt(&good);
-        if (!good || v < min) {
-            err() << "kwb baseline: --" << o.names().first() << " needs an integer >= " << min << ", got '" << p.value(o) << "'\n";
-            ok = false;
-        }
-        return v;
-    };
-    req.device = p.value(device);
-    if (req.device != QLatin1String("auto") && req.device != QLatin1String("cpu") && !req.device.startsWith(QLatin1String("cuda"))) {
-        err() << "kwb baseline: --device must be auto, cpu or cuda, got '" << req.device << "'\n";
-        return UsageError;
-    }
-    req.warmup = intOf(warmup, 0);
-    req.repeat = intOf(repeat, 1);
-    req.runTimeoutSec = intOf(timeout, 1);
+    OptionReader read(p, "baseline");
+    req.device = read.device(device);
+    req.warmup = read.integer(warmup, 0);
+    req.repeat = read.integer(repeat, 1);
+    req.runTimeoutSec = read.integer(timeout, 1);
     req.python = p.value(python);
-    if (!ok)
+    if (!read.ok())
         return UsageError;
 
-    TaskIndex index(true);
     QString error;
-    const auto task = QFileInfo::exists(pos.at(0)) ? TaskIndex::fromFile(pos.at(0), &error) : index.find(pos.at(0));
+    const auto task = TaskIndex::resolve(pos.at(0), &error);
     if (!task) {
-        err() << "kwb baseline: " << (error.isEmpty() ? QStringLiteral("no task file or task named '%1' (see kwb tasks)").arg(pos.at(0)) : error) << "\n";
+        err() << "kwb baseline: " << error << (error.startsWith(QLatin1String("no task file")) ? " (see kwb tasks)" : "") << "\n";
         return InputError;
     }
     req.taskFile = task->path;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `kwb eval TASK CANDIDATE [options]`: check a candidate against its task and time it.
 #include "commands.h"
+#include "optionreader.h"
 
 #include "eval/evaluator.h"
 #include "eval/evaltext.h"
@@ -67,49 +68,26 @@ int runEval(const QStringList &args)
     }
 
     EvalRequest req;
-    bool ok = true;
-    auto intOf = [&](const QCommandLineOption &o, int min) {
-        bool good = false;
-        const int v = p.value(o).toInt(&good);
-        if (!good || v < min) {
-            err() << "kwb eval: --" << o.names().first() << " needs an integer >= " << min << ", got '" << p.value(o) << "'\n";
-            ok = false;
-        }
-        return v;
-    };
-    auto doubleOf = [&](const QCommandLineOption &o) {
-        bool good = false;
-        const double v = p.value(o).toDouble(&good);
-        if (!good || v < 0) {
-            err() << "kwb eval: --" << o.names().first() << " needs a number >= 0, got '" << p.value(o) << "'\n";
-            ok = false;
-        }
-        return v;
-    };
-    req.device = p.value(device);
-    if (req.device != QLatin1String("auto") && req.device != QLatin1String("cpu") && !req.device.startsWith(QLatin1String("cuda"))) {
-        err() << "kwb eval: --device must be auto, cpu or cuda, got '" << req.device << "'\n";
-        return UsageError;
-    }
-    req.trials = intOf(trials, 1);
-    req.warmup = intOf(warmup, 0);
-    req.repeat = intOf(repeat, 1);
-    req.atol = doubleOf(atol);
-    req.rtol = doubleOf(rtol);
-    req.runTimeoutSec = intOf(timeout, 1);
-    req.compileTimeoutSec = intOf(compileTimeout, 1);
+    OptionReader read(p, "eval");
+    req.device = read.device(device);
+    req.trials = read.integer(trials, 1);
+    req.warmup = read.integer(warmup, 0);
+    req.repeat = read.integer(repeat, 1);
+    req.atol = read.nonNegative(atol);
+    req.rtol = read.nonNegative(rtol);
+    req.runTimeoutSec = read.integer(timeout, 1);
+    req.compileTimeoutSec = read.integer(compileTimeout, 1);
     req.profile = p.isSet(profile);
     req.baselines = !p.isSet(noBaselines);
     req.graphBaseline = req.baselines;
     req.python = p.value(python);
-    if (!ok)
+    if (!read.ok())
         return UsageError;
 
-    TaskIndex index(true);
     QString error;
-    const auto task = QFileInfo::exists(pos.at(0)) ? TaskIndex::fromFile(pos.at(0), &error) : index.find(pos.at(0));
+    const auto task = TaskIndex::resolve(pos.at(0), &error);
     if (!task) {
-        err() << "kwb eval: " << (error.isEmpty() ? QStringLiteral("no task file or task named '%1' (see kwb tasks)").arg(pos.at(0)) : error) << "\n";
+        err() << "kwb eval: " << error << (error.startsWith(QLatin1String("no task file")) ? " (see kwb tasks)" : "") << "\n";
         return InputError;
     }
     if (!QFileInfo(pos.at(1)).isFile()) {
