@@ -1,16 +1,91 @@
 # SPDX-License-Identifier: MIT
 # Shared body of the showcase candidates; make_showcase.py pastes it into each task file.
+import hashlib
+
 import torch
 import torch.nn as nn
 import triton
 import triton.language as tl
 
-# Tuning knobs, read at launch time (the benchmark may override them to sweep variants):
-# (S, W) = hidden slices per batch row (the programs that exchange h every step), warps per
-# program. The grid is directions x batch rows x S programs; it must fit on the SMs at once.
-_CFG = {"gru_uni": (8, 8), "gru_bi": (4, 16), "lstm_uni": (8, 16), "lstm_bi": (4, 16),
+# Tuning knobs, read at launch time (the benchmark may override them to sweep variants).
+# backend "cuda": the recurrence runs in the CUDA C++ cluster kernel below (sm_90+, hidden 256);
+#   cuda_<family> = (CS CTAs per cluster, NT threads per CTA, R batch rows per cluster, MODE:
+#   0 = cluster barrier per step, 1 = st.async + mbarrier hand-off, 4 = 1 polling with test_wait;
+#   see the kernel).
+# backend "triton" (and any shape the CUDA kernel is not built for): the Triton row kernel;
+#   <family> = (S hidden slices per batch row, W warps per program); its grid must fit on the
+#   SMs at once.
+_CFG = {"backend": "cuda",
+        "cuda_gru_uni": (8, 256, 1, 4), "cuda_gru_bi": (4, 512, 1, 4),
+        "cuda_lstm_uni": (8, 256, 1, 4), "cuda_lstm_bi": (8, 256, 2, 4),
+        "gru_uni": (8, 8), "gru_bi": (4, 16), "lstm_uni": (8, 16), "lstm_bi": (4, 16),
+        "gemm": (128, 128, 32, 8, 2),  # input-gate GEMM tiles: BM, BN, BK, warps, stages
         "cooperative": True, "max_spin": 1 << 22}
 _LAST = {}  # the benchmark reads the last launch's barrier counters from here (sanity check)
+_CUDA_EXTRA = []  # extra (G, CS, NT, R, MODE) instances to compile (the benchmark's variants)
+_EXT = {}
+
+# The CUDA C++ source (resources/showcase/cluster_rnn.cu, pasted here by make_showcase.py).
+_CUDA_SRC = r'''
+@CLUSTER_RNN_CU@
+'''
+
+_CPP_DECL = r'''
+#include <torch/extension.h>
+void rnn_layer(int64_t cell, int64_t cs, int64_t nt, int64_t rows, int64_t mode, int64_t dirs,
+               torch::Tensor gi0, torch::Tensor gi1, int64_t gi_st, int64_t gi_sb,
+               torch::Tensor w0, torch::Tensor w1, torch::Tensor bh0, torch::Tensor bh1,
+               torch::Tensor h0, c10::optional<torch::Tensor> c0,
+               c10::optional<torch::Tensor> out, int64_t out_st, int64_t out_sb,
+               c10::optional<torch::Tensor> hn, c10::optional<torch::Tensor> cn, int64_t T, int64_t B, int64_t H);
+int64_t max_active_clusters(int64_t cell, int64_t cs, int64_t nt, int64_t rows, int64_t mode);
+'''
+
+
+def _cuda_instances():
+    inst = set()
+    for key, val in _CFG.items():
+        if key.startswith("cuda_"):
+            inst.add((3 if "gru" in key else 4,) + tuple(val))
+    inst.update(tuple(i) for i in _CUDA_EXTRA)
+    return sorted(inst)
+
+
+def _build_dir(name):
+    """torch builds under $TORCH_EXTENSIONS_DIR or ~/.cache/torch_extensions; where that cannot be
+    written (a sandbox with a read-only home), build in the temporary directory instead."""
+    import os
+    import tempfile
+    base = os.environ.get("TORCH_EXTENSIONS_DIR") or os.path.join(os.path.expanduser("~"), ".cache",
+                                                                  "torch_extensions")
+    try:
+        os.makedirs(base, exist_ok=True)
+        if os.access(base, os.W_OK):
+            return {}
+    except OSError:
+        pass
+    d = os.path.join(tempfile.gettempdir(), "kwb_torch_extensions", name)
+    os.makedirs(d, exist_ok=True)
+    return {"build_directory": d}
+
+
+def _cuda_ext():
+    """Builds (once per instance set; torch caches the build on disk) the cluster RNN extension."""
+    inst = _cuda_instances()
+    key = tuple(inst)
+    if key not in _EXT:
+        from torch.utils.cpp_extension import load_inline
+        src = "#define KWB_INSTANCES %s\n%s" % (" ".join("KWB_CASE(%d, %d, %d, %d, %d)" % i for i in inst), _CUDA_SRC)
+        name = "kwb_cluster_rnn_" + hashlib.sha1(src.encode()).hexdigest()[:12]
+        _EXT[key] = load_inline(name=name, cpp_sources=_CPP_DECL, cuda_sources=src,
+                                functions=["rnn_layer", "max_active_clusters"],
+                                extra_cuda_cflags=["-O3"], verbose=False, **_build_dir(name))
+    return _EXT[key]
+
+
+def _use_cuda(x, hidden):
+    return (_CFG.get("backend") == "cuda" and x.is_cuda and hidden == 256
+            and torch.cuda.get_device_capability(x.device)[0] >= 9)
 
 
 @triton.jit
@@ -230,9 +305,9 @@ def _gate_gemm(a2d, w, b1, b2, nb2):
     M, K = a2d.shape
     N = w.shape[0]
     c = torch.empty((M, N), device=a2d.device, dtype=torch.float32)
-    BM, BN, BK = 64, 64, 32
+    BM, BN, BK, nw, ns = _CFG["gemm"]
     _gate_gemm_kernel[(triton.cdiv(M, BM), triton.cdiv(N, BN))](
-        a2d, w, b1, b2, c, M, N, K, nb2, BM=BM, BN=BN, BK=BK, num_warps=4)
+        a2d, w, b1, b2, c, M, N, K, nb2, BM=BM, BN=BN, BK=BK, num_warps=nw, num_stages=ns)
     return c
 
 
@@ -254,17 +329,30 @@ def _rnn_stack(cell, params, x, h0, c0, num_layers, dirs, hidden, batch_first, w
         T, B, _ = x.shape
     H = hidden
     ng = 3 if cell == "gru" else 4
-    S, nw = _CFG[cell + ("_bi" if dirs == 2 else "_uni")]
+    fam = cell + ("_bi" if dirs == 2 else "_uni")
+    S, nw = _CFG[fam]
     U = H // S
-    if x.is_cuda and dirs * B * S > torch.cuda.get_device_properties(x.device).multi_processor_count:
+    cuda = _use_cuda(x, H)
+    if cuda:
+        cs, nt, rows, mode = _CFG["cuda_" + fam]
+        if B % rows:
+            rows = 1
+            if (ng, cs, nt, 1, mode) not in _cuda_instances():
+                _CUDA_EXTRA.append((ng, cs, nt, 1, mode))
+        ext = _cuda_ext()
+        _LAST.clear()
+    elif x.is_cuda and dirs * B * S > torch.cuda.get_device_properties(x.device).multi_processor_count:
         raise RuntimeError("grid of %d programs cannot be co-resident" % (dirs * B * S))
     dev = x.device
     h0 = h0.contiguous()
     if c0 is not None:
         c0 = c0.contiguous()
-    hbuf = torch.empty((dirs, 2, B, H), device=dev, dtype=torch.float32)
-    cnt = torch.zeros((num_layers, dirs * B * 32), device=dev, dtype=torch.int32)
-    err = torch.zeros((1,), device=dev, dtype=torch.int32)
+    if not cuda:  # the Triton path's exchange buffer and barrier counters
+        hbuf = torch.empty((dirs, 2, B, H), device=dev, dtype=torch.float32)
+        cnt = torch.zeros((num_layers, dirs * B * 32), device=dev, dtype=torch.int32)
+        err = torch.zeros((1,), device=dev, dtype=torch.int32)
+    else:
+        hbuf = None
     hn = torch.empty((num_layers * dirs, B, H), device=dev, dtype=torch.float32) if want_hn else None
     cn = torch.empty((num_layers * dirs, B, H), device=dev, dtype=torch.float32) if want_cn else None
     # The GEMM's row order follows the input's layout (T, B) or (B, T); strides in elements.
@@ -289,6 +377,15 @@ def _rnn_stack(cell, params, x, h0, c0, num_layers, dirs, hidden, batch_first, w
         wh = [params[l][d][1] for d in range(dirs)]
         h0l = h0[l * dirs:(l + 1) * dirs]
         hnl = hn[l * dirs:(l + 1) * dirs] if want_hn else hbuf
+        if cuda:
+            bh = [params[l][d][3] for d in range(dirs)]
+            ext.rnn_layer(ng, cs, nt, rows, mode, dirs, gis[0], gis[-1], gi_st, gi_sb, wh[0], wh[-1], bh[0], bh[-1],
+                          h0l, c0[l * dirs:(l + 1) * dirs] if c0 is not None else None,
+                          out, out_st, out_sb,
+                          hn[l * dirs:(l + 1) * dirs] if want_hn else None,
+                          cn[l * dirs:(l + 1) * dirs] if want_cn else None, T, B, H)
+            inp = out
+            continue
         grid = (dirs * B * S,)
         common = dict(H=H, U=U, S=S, WRITE_OUT=write_out, WRITE_HN=want_hn, MAX_SPIN=_CFG["max_spin"],
                       num_warps=nw)
@@ -305,6 +402,8 @@ def _rnn_stack(cell, params, x, h0, c0, num_layers, dirs, hidden, batch_first, w
                                         out, out_st, out_sb, hnl, cnl, cnt[l], err, T, B,
                                         WRITE_CN=want_cn, **common)
         inp = out
+    if cuda:
+        return (out if want_seq else None), hn, cn
     _LAST["cnt"], _LAST["expect"] = cnt, S * T
     _LAST["regs"] = (getattr(ck, "n_regs", None), getattr(ck, "n_spills", None))
     if _Checked.first:

@@ -83,6 +83,9 @@ TASKS = {
 def main():
     lines = open(os.path.join(HERE, "_body.py")).read().split("\n")
     body = "\n".join(lines[2:])  # drop its own SPDX + comment lines
+    cu = open(os.path.join(HERE, "cluster_rnn.cu")).read()
+    assert "@CLUSTER_RNN_CU@" in body and "\'\'\'" not in cu
+    body = body.replace("@CLUSTER_RNN_CU@\n", cu)
     for task, tail in TASKS.items():
         mod = "nn.GRU" if "GRU" in task else "nn.LSTM + nn.Linear"
         text = HEADER.format(task=task, mod=mod) + body + "\n" + tail

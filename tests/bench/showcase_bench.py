@@ -30,26 +30,48 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 TASKS = ["39_GRU", "41_GRUBidirectional", "37_LSTMCn", "40_GRUHidden", "42_GRUBidirectionalHidden",
          "36_LSTMHn", "35_LSTM", "38_LSTMBidirectional"]
 
-# Configurations swept with --variants: name -> _CFG overrides, (S hidden slices per batch row,
-# W warps per program); "default" is the candidate's own _CFG.
+# Configurations swept with --variants: name -> _CFG overrides. "default" is the candidate's own
+# _CFG (the CUDA cluster kernel); cuda_* entries are (CS CTAs per cluster, NT threads, R rows per
+# cluster, MODE 0 cluster barrier / 1 st.async + mbarrier); "triton" is the Triton row kernel.
 VARIANTS = {
     "gru_uni": {
-        "row_s8_w4": {"gru_uni": (8, 4)},
-        "row_s8_w16": {"gru_uni": (8, 16)},
-        "row_s4_w16": {"gru_uni": (4, 16)},
+        "cuda_try_wait_m1": {"cuda_gru_uni": (8, 256, 1, 1)},
+        "cuda_barrier_m0": {"cuda_gru_uni": (8, 256, 1, 0)},
+        "gemm_64x64x32_w4_s3": {"gemm": (64, 64, 32, 4, 3)},
+        "triton": {"backend": "triton"},
     },
     "gru_bi": {
-        "row_s4_w8": {"gru_bi": (4, 8)},
-        "row_s2_w16": {"gru_bi": (2, 16)},
+        "cuda_cs8_nt256_r2_m4": {"cuda_gru_bi": (8, 256, 2, 4)},
+        "gemm_64x64x32_w4_s3": {"gemm": (64, 64, 32, 4, 3)},
+        "triton": {"backend": "triton"},
     },
     "lstm_uni": {
-        "row_s8_w8": {"lstm_uni": (8, 8)},
-        "row_s4_w16": {"lstm_uni": (4, 16)},
+        "cuda_cs8_nt512_m4": {"cuda_lstm_uni": (8, 512, 1, 4)},
+        "triton": {"backend": "triton"},
     },
     "lstm_bi": {
-        "row_s4_w8": {"lstm_bi": (4, 8)},
+        "cuda_cs8_nt512_r2_m4": {"cuda_lstm_bi": (8, 512, 2, 4)},
+        "triton": {"backend": "triton"},
     },
 }
+
+
+def cuda_instances(variants):
+    """(G, CS, NT, R, MODE) of every cuda_* override."""
+    out = []
+    for over in variants.values():
+        for key, val in over.items():
+            if key.startswith("cuda_"):
+                out.append((3 if "gru" in key else 4,) + tuple(val))
+    return out
+
+
+# One instance set for every task, variant and probe: one build of the extension, cached on disk
+# by torch, serves them all (a different set is a different source, hence a new ~60 s build).
+DEFAULT_INSTANCES = [(3, 8, 256, 1, 4), (3, 4, 512, 1, 4), (4, 8, 256, 1, 4), (4, 8, 256, 2, 4)]
+PROBE_INSTANCES = [(g, 8, 256, 1, m) for g in (3, 4) for m in range(5)] + [(4, 8, 256, 2, 1), (3, 8, 256, 2, 1)]
+ALL_INSTANCES = sorted(set(cuda_instances({f + k: v for f, fam in VARIANTS.items() for k, v in fam.items()})
+                           + PROBE_INSTANCES + DEFAULT_INSTANCES))
 
 
 def load_module(path, name):
@@ -211,6 +233,8 @@ def run_task(task, args, results):
     variants = {"default": {}}
     if args.variants and (not args.variant_tasks or task[:2] in args.variant_tasks.split(",")):
         variants.update(VARIANTS[family(task)])
+    if hasattr(cand_mod, "_CUDA_EXTRA"):
+        cand_mod._CUDA_EXTRA[:] = ALL_INSTANCES
     entry = {"task": task, "variants": {}}
     results[task] = entry
     ok_variants = []

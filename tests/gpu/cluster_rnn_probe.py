@@ -1,0 +1,145 @@
+# SPDX-License-Identifier: MIT
+"""Where the time of one step of the cluster RNN kernel goes (resources/showcase/_body.py).
+
+Times one layer (T = 512, batch 10, hidden 256) of the CUDA cluster kernel in four modes and
+prints microseconds per step:
+  mode 0  cluster barrier per step (shipped option)        mode 1  st.async + mbarrier hand-off
+  mode 2  barrier but no h exchange (probe, wrong result)  mode 3  no synchronisation (probe)
+  mode 4  mode 1 polling with test_wait
+so the hand-off cost is mode 0 - mode 3 (or 1 - 3) and the compute floor is mode 3. It also
+checks modes 0 and 1 against a float64 recurrence on the same gates and against each other.
+
+Run on the GPU machine:  python3 tests/gpu/cluster_rnn_probe.py   (prints figures; not a test)
+"""
+import importlib.util
+import os
+import statistics
+import sys
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+
+def load(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def reference(cell, gi, w, bh, h0, c0, T, B, H):
+    """float64 recurrence on the same input gates: gi[t, b, G*H] already holds x W_ih^T + biases
+    (GRU: + b_hr, b_hz; b_hn is added inside r * (...))."""
+    gi, w, h = gi.double(), w.double(), h0[0].double()
+    c = c0[0].double() if c0 is not None else None
+    out = []
+    for t in range(T):
+        a = h @ w.t()
+        x = gi[t]
+        if cell == 3:
+            r = torch.sigmoid(x[:, :H] + a[:, :H])
+            z = torch.sigmoid(x[:, H:2 * H] + a[:, H:2 * H])
+            n = torch.tanh(x[:, 2 * H:] + r * (a[:, 2 * H:] + bh[2 * H:].double()))
+            h = (1 - z) * n + z * h
+        else:
+            i, f, g, o = (x + a).split(H, dim=1)
+            c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+            h = torch.sigmoid(o) * torch.tanh(c)
+        out.append(h)
+    return torch.stack(out)
+
+
+def main():
+    if not torch.cuda.is_available():
+        print("SKIP: cluster_rnn_probe needs a CUDA GPU")
+        return 0
+    bench = load(os.path.join(ROOT, "tests", "bench", "showcase_bench.py"), "showcase_bench")
+    mod = load(os.path.join(ROOT, "resources", "showcase", "39_GRU.py"), "cand39")
+    mod._CUDA_EXTRA[:] = bench.ALL_INSTANCES
+    ext = mod._cuda_ext()
+    T, B, H = 512, 10, 256
+    torch.manual_seed(0)
+    rows = []
+    for (g, cs, nt, r, mode) in bench.ALL_INSTANCES:
+        if r != 1 and mode >= 2:
+            continue
+        gi = torch.randn(T, B, g * H, device="cuda") * 0.5
+        w = torch.randn(g * H, H, device="cuda") / H ** 0.5
+        bh = torch.randn(g * H, device="cuda") * 0.1
+        h0 = torch.randn(1, B, H, device="cuda")
+        c0 = torch.randn(1, B, H, device="cuda") if g == 4 else None
+        out = torch.empty(T, B, H, device="cuda")
+        hn = torch.empty(1, B, H, device="cuda")
+
+        def launch():
+            ext.rnn_layer(g, cs, nt, r, mode, 1, gi, gi, B * g * H, g * H, w, w, bh, bh, h0, c0, out, B * H, H,
+                          hn, None, T, B, H)
+        launch()
+        torch.cuda.synchronize()
+        err = None
+        if mode <= 1:
+            ref = reference(g, gi, w, bh, h0, c0, T, B, H)
+            err = (out.double() - ref).abs().max().item()
+        times = []
+        for _ in range(15):
+            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            s.record()
+            launch()
+            e.record()
+            torch.cuda.synchronize()
+            times.append(s.elapsed_time(e))
+        ms = statistics.median(times)
+        clusters = ext.max_active_clusters(g, cs, nt, r, mode)
+        rows.append((g, cs, nt, r, mode, ms, ms * 1000 / T, err, clusters))
+        print("%s CS=%-2d NT=%-4d R=%d mode=%d  layer %.3f ms  %.3f us/step  max err vs fp64 %s  "
+              "max active clusters %d" % ("GRU " if g == 3 else "LSTM", cs, nt, r, mode, ms, ms * 1000 / T,
+                                          ("%.2e" % err) if err is not None else "-", clusters), flush=True)
+    gemm_sweep(mod)
+    return 0
+
+
+GEMMS = [(64, 64, 32, 4, 3), (64, 128, 32, 4, 3), (128, 64, 32, 4, 3), (128, 64, 32, 8, 3),
+         (128, 128, 32, 8, 3), (128, 128, 16, 8, 3), (128, 128, 32, 8, 2), (128, 256, 16, 8, 3)]
+
+
+def gemm_sweep(mod):
+    """The input-gate GEMM of one layer (M = T*B = 5120, N = 3H or 4H, K = 256 or 128): Triton
+    tile configurations of the candidate's _gate_gemm, and cuBLAS (TF32 off) for comparison."""
+    torch.backends.cuda.matmul.allow_tf32 = False
+    base = tuple(mod._CFG["gemm"])
+    for (M, N, K) in [(5120, 768, 256), (5120, 768, 128), (5120, 1024, 256)]:
+        a = torch.randn(M, K, device="cuda")
+        w = torch.randn(N, K, device="cuda") / K ** 0.5
+        b1 = torch.randn(N, device="cuda")
+        b2 = torch.randn(N, device="cuda")
+        ref = (a.double() @ w.double().t() + b1.double() + b2.double())
+        cands = {"cublas_tf32_off": lambda: torch.addmm(b1 + b2, a, w.t())}
+        for cfg in GEMMS:
+            def run(cfg=cfg):
+                mod._CFG["gemm"] = cfg
+                return mod._gate_gemm(a, w, b1, b2, N)
+            cands["triton_%dx%dx%d_w%d_s%d" % cfg] = run
+        for name, fn in cands.items():
+            try:
+                y = fn()
+                err = (y.double() - ref).abs().max().item()
+                times = []
+                for _ in range(20):
+                    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                    s.record()
+                    fn()
+                    e.record()
+                    torch.cuda.synchronize()
+                    times.append(s.elapsed_time(e))
+                us = statistics.median(times) * 1000
+                print("GEMM %dx%dx%d %-28s %8.1f us  %5.1f TFLOP/s  max err vs fp64 %.2e" % (
+                    M, N, K, name, us, 2 * M * N * K / us / 1e6, err), flush=True)
+            except Exception as exc:  # a tile config Triton cannot build must not stop the sweep
+                print("GEMM %dx%dx%d %-28s failed: %s" % (M, N, K, name, str(exc)[:200]), flush=True)
+    mod._CFG["gemm"] = base
+
+
+if __name__ == "__main__":
+    sys.exit(main())
