@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: MIT
-// Cluster RNN layer: one thread-block cluster per (direction, group of R batch rows) runs the
-// whole time loop of one layer. CTA `rank` of the cluster owns hidden units
-// [rank*U, (rank+1)*U) and keeps their G*U rows of W_hh in registers for all T steps. Every step
-// each CTA pushes its new h slice into the shared memory of every CTA of the cluster (DSMEM,
-// double buffered), then the cluster barrier (arrive.release / wait.acquire) publishes it.
-// No global-memory flag, no spin: the hardware co-schedules a cluster's CTAs.
+// Recurrent kernels of the showcase RNN candidates (sm_90+: thread-block clusters).
+// A thread-block cluster runs the whole time loop of one layer for R batch rows. CTA `rank` of
+// the cluster owns hidden units [rank*U, (rank+1)*U) and keeps their G*U rows of W_hh in
+// registers for all T steps. Every step each CTA pushes its new h slice into the shared memory of
+// every CTA of the cluster (DSMEM, double buffered); the hardware co-schedules a cluster's CTAs.
 #include <torch/extension.h>
 #include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAGuard.h>
@@ -17,6 +16,182 @@ namespace cg = cooperative_groups;
 __device__ __forceinline__ float kwb_sigmoid(float x) { return __fdividef(1.0f, 1.0f + __expf(-x)); }
 __device__ __forceinline__ float kwb_tanh(float x) { return 2.0f * kwb_sigmoid(2.0f * x) - 1.0f; }
 
+// ---- pieces shared by the layer kernel and the wavefront kernel --------------------------------
+
+// Spin until the mbarrier at shared address `bar` completes the phase of this parity
+// (test_wait: MODE 4; try_wait: MODE 1). Acquire at cluster scope: the st.async data of the
+// other CTAs is visible afterwards.
+template <bool kTryWait>
+__device__ __forceinline__ void kwb_wait_parity(unsigned bar, unsigned parity)
+{
+    unsigned done = 0;
+    while (!done) {
+        if (kTryWait)
+            asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                         : "=r"(done) : "r"(bar), "r"(parity) : "memory");
+        else
+            asm volatile("{ .reg .pred p; mbarrier.test_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                         : "=r"(done) : "r"(bar), "r"(parity) : "memory");
+    }
+}
+
+__device__ __forceinline__ void kwb_expect_bytes(unsigned bar, unsigned bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" :: "r"(bar), "r"(bytes) : "memory");
+}
+
+// acc[r][g] = sum over this thread's k slice of W[g] * h[r] (h from shared memory, interleaved
+// float4 chunks v*TPU + q), then a butterfly over the TPU lanes of the group: every lane ends with
+// the same (bit-identical) sums. W comes from registers (wreg) or shared memory (ws, rows of H).
+template <int G, int H, int R, int TPU, int KS, bool kSmemW>
+__device__ __forceinline__ void kwb_matvec(float (&acc)[R][G], const float (&wreg)[G][KS], const float* ws,
+                                           const float* h, int q)
+{
+    constexpr int KV = KS / 4;
+    // NA independent accumulator chains per (row, gate) hide the 4-cycle FMA latency when R*G
+    // chains alone are too few.
+    constexpr int NA = (R * G >= 6 || KV < 2) ? 1 : 2;
+    float part[NA][R][G];
+#pragma unroll
+    for (int a = 0; a < NA; ++a)
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+#pragma unroll
+            for (int g = 0; g < G; ++g) part[a][r][g] = 0.0f;
+#pragma unroll
+    for (int v = 0; v < KV; ++v) {
+        float4 wv[G];
+#pragma unroll
+        for (int g = 0; g < G; ++g) {
+            if (kSmemW)
+                wv[g] = *reinterpret_cast<const float4*>(ws + g * H + (v * TPU + q) * 4);
+            else
+                wv[g] = make_float4(wreg[g][v * 4 + 0], wreg[g][v * 4 + 1], wreg[g][v * 4 + 2], wreg[g][v * 4 + 3]);
+        }
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            const float4 hv = *reinterpret_cast<const float4*>(h + r * H + (v * TPU + q) * 4);
+#pragma unroll
+            for (int g = 0; g < G; ++g) {
+                float& ac = part[v % NA][r][g];
+                ac = fmaf(wv[g].x, hv.x, ac);
+                ac = fmaf(wv[g].y, hv.y, ac);
+                ac = fmaf(wv[g].z, hv.z, ac);
+                ac = fmaf(wv[g].w, hv.w, ac);
+            }
+        }
+    }
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+#pragma unroll
+        for (int g = 0; g < G; ++g) {
+            acc[r][g] = part[0][r][g];
+#pragma unroll
+            for (int a = 1; a < NA; ++a) acc[r][g] += part[a][r][g];
+        }
+#pragma unroll
+    for (int off = TPU / 2; off > 0; off >>= 1)
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+#pragma unroll
+            for (int g = 0; g < G; ++g) acc[r][g] += __shfl_xor_sync(0xffffffffu, acc[r][g], off);
+}
+
+// One cell update from input gates x (x W_ih^T + biases) and recurrent sums a (W_hh h).
+// GRU (G = 3, gates r, z, n; b_hn inside r * (...)) or LSTM (G = 4, gates i, f, g, o).
+template <int G>
+__device__ __forceinline__ float kwb_cell(const float (&x)[G], const float (&a)[G], float bhn, float hprev, float& c)
+{
+    if (G == 3) {
+        const float rg = kwb_sigmoid(x[0] + a[0]);
+        const float zg = kwb_sigmoid(x[1] + a[1]);
+        const float ng = kwb_tanh(x[2] + rg * (a[2] + bhn));
+        return ng + zg * (hprev - ng);
+    }
+    const float ig = kwb_sigmoid(x[0] + a[0]);
+    const float fg = kwb_sigmoid(x[1] + a[1]);
+    const float gg = kwb_tanh(x[2] + a[2]);
+    const float og = kwb_sigmoid(x[G - 1] + a[G - 1]);
+    c = fg * c + ig * gg;
+    return og * kwb_tanh(c);
+}
+
+// Push this warp's new h (UPW = 32/TPU units, R rows) into the next h buffer of every CTA of the
+// cluster: every lane gathers the warp's units with shuffles, then lane (r*CS + c) % 32 sends row
+// r to CTA c as one vector st.async that lands on CTA c's mbarrier (complete_tx).
+template <int H, int CS, int R, int TPU>
+__device__ __forceinline__ void kwb_push_h(const float (&hnew)[R], const unsigned (&rem_s)[CS], const unsigned (&rem_b)[CS],
+                                           int tid, int q, int rank, int nxt_off, unsigned nxt_bar_off)
+{
+    constexpr int UPW = 32 / TPU;
+    constexpr int U = H / CS;
+    const int lane = tid & 31;
+    const int j0 = rank * U + (tid >> 5) * UPW;  // first unit of this warp
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        float hv[UPW];
+#pragma unroll
+        for (int u = 0; u < UPW; ++u) hv[u] = __shfl_sync(0xffffffffu, hnew[r], u * TPU + q);
+#pragma unroll
+        for (int c = 0; c < CS; ++c)
+            if ((r * CS + c) % 32 == lane) {
+                const unsigned dst = rem_s[c] + (unsigned)(nxt_off + r * H + j0) * 4u;
+                const unsigned rbar = rem_b[c] + nxt_bar_off;
+                if (UPW == 4)
+                    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.b32 [%0], {%1, %2, %3, %4}, [%5];"
+                                 :: "r"(dst), "r"(__float_as_uint(hv[0])), "r"(__float_as_uint(hv[UPW > 1 ? 1 : 0])),
+                                    "r"(__float_as_uint(hv[UPW > 2 ? 2 : 0])), "r"(__float_as_uint(hv[UPW > 3 ? 3 : 0])),
+                                    "r"(rbar) : "memory");
+                else if (UPW == 2)
+                    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.b32 [%0], {%1, %2}, [%3];"
+                                 :: "r"(dst), "r"(__float_as_uint(hv[0])), "r"(__float_as_uint(hv[UPW > 1 ? 1 : 0])),
+                                    "r"(rbar) : "memory");
+                else
+#pragma unroll
+                    for (int u = 0; u < UPW; ++u)
+                        asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];"
+                                     :: "r"(dst + 4u * u), "r"(__float_as_uint(hv[u])), "r"(rbar) : "memory");
+            }
+    }
+}
+
+// Shared-memory and DSMEM addresses of the h double buffer and its two mbarriers, in this CTA
+// and in every CTA of the cluster; thread 0 initialises the mbarriers and arms them for h(0) and
+// h(1). The caller's cluster.sync() publishes the initialisation before any st.async arrives.
+template <int CS>
+struct KwbExchange {
+    unsigned rem_s[CS], rem_b[CS];
+    unsigned mbar_s;
+    __device__ __forceinline__ void init(float* hs, unsigned long long* mbar, int tid, int T, unsigned bytes)
+    {
+        const unsigned hs_s = (unsigned)__cvta_generic_to_shared(hs);
+        mbar_s = (unsigned)__cvta_generic_to_shared(mbar);
+#pragma unroll
+        for (int c = 0; c < CS; ++c) {
+            asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(rem_s[c]) : "r"(hs_s), "r"(c));
+            asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(rem_b[c]) : "r"(mbar_s), "r"(c));
+        }
+        if (tid == 0) {
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(mbar_s));
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(mbar_s + 8));
+            asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+            // slot 1 receives h(0) for step 1, slot 0 receives h(1) for step 2
+            if (T > 1) kwb_expect_bytes(mbar_s + 8, bytes);
+            if (T > 2) kwb_expect_bytes(mbar_s, bytes);
+        }
+    }
+    // Before step `step` (> 0): wait for h(step-1) in slot step&1, then re-arm the slot.
+    template <bool kTryWait>
+    __device__ __forceinline__ void wait(int step, int tid, int T, unsigned bytes)
+    {
+        const unsigned bar = mbar_s + (step & 1) * 8;
+        kwb_wait_parity<kTryWait>(bar, ((step - 1) >> 1) & 1);
+        if (tid == 0 && step + 2 <= T - 1) kwb_expect_bytes(bar, bytes);  // for h(step+1)
+    }
+};
+
+// Cluster RNN layer: one thread-block cluster per (direction, group of R batch rows) runs the
+// whole time loop of one layer.
 // MODE 0: cluster barrier per step (barrier.cluster arrive.release / wait.acquire).
 // MODE 1: point to point: st.async into the other CTAs' shared memory, each landing on the
 //         receiver's mbarrier (complete_tx); a CTA waits only for the bytes of h(t-1).
@@ -39,6 +214,7 @@ kwb_rnn_layer(const float* __restrict__ gi0, const float* __restrict__ gi1, long
     static_assert(H % CS == 0 && NT % U == 0 && TPU <= 32 && (TPU & (TPU - 1)) == 0, "layout");
     static_assert(KS % 4 == 0, "k slice must be float4 chunks");
     __shared__ __align__(16) float hs[2][R][H];
+    __shared__ __align__(8) unsigned long long mbar[2];
 
     cg::cluster_group cluster = cg::this_cluster();
     const int rank = (int)cluster.block_rank();
@@ -73,26 +249,12 @@ kwb_rnn_layer(const float* __restrict__ gi0, const float* __restrict__ gi1, long
     for (int i = tid; i < R * H; i += NT)
         hs[0][i / H][i % H] = h0[(long long)(d * B + b0 + i / H) * H + (i % H)];
 
-    float* rem[CS];
-    unsigned rem_s[CS], rem_b[CS];  // shared::cluster addresses of every CTA's h buffer, mbarriers (MODE 1)
-    __shared__ __align__(8) unsigned long long mbar[2];
-    const unsigned hs_s = (unsigned)__cvta_generic_to_shared(&hs[0][0][0]);
-    const unsigned mbar_s = (unsigned)__cvta_generic_to_shared(&mbar[0]);
-#pragma unroll
-    for (int c = 0; c < CS; ++c) {
-        rem[c] = cluster.map_shared_rank(&hs[0][0][0], c);
-        asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(rem_s[c]) : "r"(hs_s), "r"(c));
-        asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(rem_b[c]) : "r"(mbar_s), "r"(c));
-    }
     constexpr unsigned kBytes = R * H * 4;  // one step's h for this CTA's rows, from all CTAs
-    if ((MODE == 1 || MODE == 4) && tid == 0) {
-        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(mbar_s));
-        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(mbar_s + 8));
-        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-        // slot 1 receives h(0) for step 1, slot 0 receives h(1) for step 2
-        if (T > 1) asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" :: "r"(mbar_s + 8), "r"(kBytes) : "memory");
-        if (T > 2) asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" :: "r"(mbar_s), "r"(kBytes) : "memory");
-    }
+    KwbExchange<CS> ex;
+    ex.init(&hs[0][0][0], &mbar[0], (MODE == 1 || MODE == 4) ? tid : -1, T, kBytes);
+    float* rem[CS];
+#pragma unroll
+    for (int c = 0; c < CS; ++c) rem[c] = cluster.map_shared_rank(&hs[0][0][0], c);
 
     // Input gates (x W_ih^T + biases, from the GEMM) prefetched two steps ahead into a ring of
     // three register sets; the step loop is unrolled by three so the ring never moves (a move
@@ -112,82 +274,17 @@ kwb_rnn_layer(const float* __restrict__ gi0, const float* __restrict__ gi1, long
 
     auto body = [&](int step, float (&xcur)[R][G], float (&xnext2)[R][G]) {
         const int slot = step & 1;
-        if ((MODE == 1 || MODE == 4) && step > 0) {
-            const unsigned bar = mbar_s + slot * 8;
-            const unsigned parity = ((step - 1) >> 1) & 1;
-            unsigned done = 0;
-            while (!done) {
-                if (MODE == 1)
-                    asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-                                 : "=r"(done) : "r"(bar), "r"(parity) : "memory");
-                else
-                    asm volatile("{ .reg .pred p; mbarrier.test_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-                                 : "=r"(done) : "r"(bar), "r"(parity) : "memory");
-            }
-            if (tid == 0 && step + 2 <= T - 1)  // re-arm this slot for h(step+1)
-                asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" :: "r"(bar), "r"(kBytes) : "memory");
-        }
+        if ((MODE == 1 || MODE == 4) && step > 0) ex.template wait<MODE == 1>(step, tid, T, kBytes);
         load_gates(step + 2, xnext2);
-
-        // NA independent accumulator chains per (row, gate): enough FMAs in flight to hide the
-        // 4-cycle FMA latency when R*G chains alone are too few.
-        constexpr int NA = (R * G >= 6 || KV < 2) ? 1 : 2;
-        float acc[R][G], acc2[NA][R][G];
-#pragma unroll
-        for (int a = 0; a < NA; ++a)
-#pragma unroll
-            for (int r = 0; r < R; ++r)
-#pragma unroll
-                for (int g = 0; g < G; ++g) acc2[a][r][g] = 0.0f;
-#pragma unroll
-        for (int v = 0; v < KV; ++v)
-#pragma unroll
-            for (int r = 0; r < R; ++r) {
-                const float4 hv = *reinterpret_cast<const float4*>(&hs[slot][r][(v * TPU + q) * 4]);
-#pragma unroll
-                for (int g = 0; g < G; ++g) {
-                    float& ac = acc2[v % NA][r][g];
-                    ac = fmaf(wreg[g][v * 4 + 0], hv.x, ac);
-                    ac = fmaf(wreg[g][v * 4 + 1], hv.y, ac);
-                    ac = fmaf(wreg[g][v * 4 + 2], hv.z, ac);
-                    ac = fmaf(wreg[g][v * 4 + 3], hv.w, ac);
-                }
-            }
-#pragma unroll
-        for (int r = 0; r < R; ++r)
-#pragma unroll
-            for (int g = 0; g < G; ++g) {
-                acc[r][g] = acc2[0][r][g];
-#pragma unroll
-                for (int a = 1; a < NA; ++a) acc[r][g] += acc2[a][r][g];
-            }
-        // Butterfly: every lane of the group ends with the same (bit-identical) sums.
-#pragma unroll
-        for (int off = TPU / 2; off > 0; off >>= 1)
-#pragma unroll
-            for (int r = 0; r < R; ++r)
-#pragma unroll
-                for (int g = 0; g < G; ++g) acc[r][g] += __shfl_xor_sync(0xffffffffu, acc[r][g], off);
-
+        float acc[R][G];
+        kwb_matvec<G, H, R, TPU, KS, false>(acc, wreg, nullptr, &hs[slot][0][0], q);
         float hnew[R];
 #pragma unroll
         for (int r = 0; r < R; ++r) {
-            if (G == 3) {
-                const float rg = kwb_sigmoid(xcur[r][0] + acc[r][0]);
-                const float zg = kwb_sigmoid(xcur[r][1] + acc[r][1]);
-                const float ng = kwb_tanh(xcur[r][2] + rg * (acc[r][2] + bhn));
-                hnew[r] = ng + zg * (hown[r] - ng);
-            } else {
-                const float ig = kwb_sigmoid(xcur[r][0] + acc[r][0]);
-                const float fg = kwb_sigmoid(xcur[r][1] + acc[r][1]);
-                const float gg = kwb_tanh(xcur[r][2] + acc[r][2]);
-                const float og = kwb_sigmoid(xcur[r][G - 1] + acc[r][G - 1]);
-                cown[r] = fg * cown[r] + ig * gg;
-                hnew[r] = og * kwb_tanh(cown[r]);
-            }
+            hnew[r] = kwb_cell<G>(xcur[r], acc[r], bhn, hown[r], cown[r]);
             hown[r] = hnew[r];
         }
-        // Push h(t) into every CTA's next buffer; the lanes of a group share the R*CS stores.
+        // Push h(t) into every CTA's next buffer.
         const int nxt = (slot ^ 1) * R * H;
         if (MODE == 0) {
 #pragma unroll
@@ -197,39 +294,8 @@ kwb_rnn_layer(const float* __restrict__ gi0, const float* __restrict__ gi1, long
                     if ((r * CS + c) % TPU == q) rem[c][nxt + r * H + j] = hnew[r];
             asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
         } else if (MODE == 1 || MODE == 4) {
-            if (step + 1 < T) {  // nobody waits for h(T-1) through shared memory
-                // The UPW units of a warp travel together: every lane gathers their h with
-                // shuffles, then lane (r*CS + c) % 32 sends row r to CTA c in one vector store.
-                constexpr int UPW = 32 / TPU;
-                const int lane = tid & 31;
-                const int j0 = rank * U + (tid >> 5) * UPW;  // first unit of this warp
-#pragma unroll
-                for (int r = 0; r < R; ++r) {
-                    float hv[UPW];
-#pragma unroll
-                    for (int u = 0; u < UPW; ++u) hv[u] = __shfl_sync(0xffffffffu, hnew[r], u * TPU + q);
-#pragma unroll
-                    for (int c = 0; c < CS; ++c)
-                        if ((r * CS + c) % 32 == lane) {
-                            const unsigned dst = rem_s[c] + (unsigned)(nxt + r * H + j0) * 4u;
-                            const unsigned rbar = rem_b[c] + (slot ^ 1) * 8;
-                            if (UPW == 4)
-                                asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.b32 [%0], {%1, %2, %3, %4}, [%5];"
-                                             :: "r"(dst), "r"(__float_as_uint(hv[0])), "r"(__float_as_uint(hv[UPW > 1 ? 1 : 0])),
-                                                "r"(__float_as_uint(hv[UPW > 2 ? 2 : 0])), "r"(__float_as_uint(hv[UPW > 3 ? 3 : 0])),
-                                                "r"(rbar) : "memory");
-                            else if (UPW == 2)
-                                asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.b32 [%0], {%1, %2}, [%3];"
-                                             :: "r"(dst), "r"(__float_as_uint(hv[0])), "r"(__float_as_uint(hv[UPW > 1 ? 1 : 0])),
-                                                "r"(rbar) : "memory");
-                            else
-#pragma unroll
-                                for (int u = 0; u < UPW; ++u)
-                                    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];"
-                                                 :: "r"(dst + 4u * u), "r"(__float_as_uint(hv[u])), "r"(rbar) : "memory");
-                        }
-                }
-            }
+            if (step + 1 < T)  // nobody waits for h(T-1) through shared memory
+                kwb_push_h<H, CS, R, TPU>(hnew, ex.rem_s, ex.rem_b, tid, q, rank, nxt, (slot ^ 1) * 8);
         } else if (MODE == 2) {
             asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
         }
@@ -251,6 +317,207 @@ kwb_rnn_layer(const float* __restrict__ gi0, const float* __restrict__ gi1, long
         for (int r = 0; r < R; ++r) {
             if (hn != nullptr) hn[(long long)(d * B + b0 + r) * H + j] = hown[r];
             if (G == 4 && cn != nullptr) cn[(long long)(d * B + b0 + r) * H + j] = cown[r];
+        }
+    }
+}
+
+// Wavefront across layers (unidirectional stacks): ONE launch runs all L layers. Cluster
+// (layer l, group of R batch rows) runs layer l's time loop exactly like kwb_rnn_layer (W_hh in
+// registers, h exchanged through DSMEM with st.async + mbarrier). Layer 0 reads its input gates
+// from the GEMM; a layer l > 0 computes them itself from the layer below's h(t), with its W_ih
+// slice in shared memory, during the time it would otherwise wait for the exchange. Layer l
+// publishes h(t) to global memory (hseq) and then a release increment of its row group's
+// counter; layer l+1 polls that counter (acquire) a few steps ahead. Layer l+1 so trails layer l
+// by a few steps and the serial chain is about T + 4L steps instead of L*T. No layer ever waits
+// for a layer above it, and all clusters must be resident at once (the spin is bounded: a lost
+// hand-off sets *err and poisons the outputs with NaN instead of hanging the GPU).
+template <int G, int H, int CS, int NT, int R>
+__global__ void __launch_bounds__(NT, 1)
+kwb_rnn_wave(const float* __restrict__ gi0, long long gi_st, long long gi_sb,
+             const float* __restrict__ whh, const float* __restrict__ wih,
+             const float* __restrict__ bih, const float* __restrict__ bhh,
+             const float* __restrict__ h0, const float* __restrict__ c0,
+             float* __restrict__ hseq, unsigned* __restrict__ prog,
+             float* __restrict__ out, long long out_st, long long out_sb,
+             float* __restrict__ hn, float* __restrict__ cn, int* __restrict__ err,
+             int T, int B, int L, int max_spin)
+{
+    // whh [L][G*H][H]; wih [L-1][G*H][H] (layers 1..L-1); bih, bhh [L][G*H]; h0, c0, hn, cn
+    // [L][B][H]; hseq [L-1][T][B][H] (h of layers 0..L-2); prog [L-1][B/R] counters, 32 apart.
+    constexpr int U = H / CS;
+    constexpr int TPU = NT / U;
+    constexpr int KS = H / TPU;
+    constexpr int KV = KS / 4;
+    constexpr int NX = 4;                       // ring of layer-input buffers (x(t) = h_{l-1}(t))
+    constexpr int XPT = R * H / NT;             // x elements each thread stages per step
+    static_assert(H % CS == 0 && NT % U == 0 && TPU <= 32 && (TPU & (TPU - 1)) == 0, "layout");
+    static_assert(KS % 4 == 0 && (R * H) % NT == 0, "k slice / staging");
+    extern __shared__ __align__(16) float smem[];
+    float* hs = smem;                           // [2][R][H]   h(t-1) of this layer
+    float* xs = hs + 2 * R * H;                 // [NX][R][H]  x(t) ring (layers > 0)
+    float* wis = xs + NX * R * H;               // [U][G][H]   this CTA's W_ih rows (layers > 0)
+    __shared__ __align__(8) unsigned long long mbar[2];
+
+    cg::cluster_group cluster = cg::this_cluster();
+    const int rank = (int)cluster.block_rank();
+    const int cid = blockIdx.x / CS;
+    const int groups = B / R;
+    const int l = cid / groups;
+    const int grp = cid % groups;
+    const int b0 = grp * R;
+    const int tid = threadIdx.x;
+    const int q = tid % TPU;
+    const int ul = tid / TPU;
+    const int j = rank * U + ul;
+    const long long GH = (long long)G * H;
+
+    float wreg[G][KS];
+    const float* w = whh + l * GH * H;
+#pragma unroll
+    for (int g = 0; g < G; ++g)
+#pragma unroll
+        for (int v = 0; v < KV; ++v) {
+            const float4 x = *reinterpret_cast<const float4*>(w + (long long)(g * H + j) * H + (v * TPU + q) * 4);
+            wreg[g][v * 4 + 0] = x.x; wreg[g][v * 4 + 1] = x.y; wreg[g][v * 4 + 2] = x.z; wreg[g][v * 4 + 3] = x.w;
+        }
+    const float bhn = (G == 3) ? bhh[l * GH + 2 * H + j] : 0.0f;
+    float bin[G];  // input-gate biases (layers > 0): b_ih + b_hh (the GRU's b_hn stays inside r * (...))
+#pragma unroll
+    for (int g = 0; g < G; ++g)
+        bin[g] = bih[l * GH + g * H + j] + ((G == 4 || g < 2) ? bhh[l * GH + g * H + j] : 0.0f);
+
+    float hown[R], cown[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        hown[r] = h0[(long long)(l * B + b0 + r) * H + j];
+        cown[r] = (G == 4) ? c0[(long long)(l * B + b0 + r) * H + j] : 0.0f;
+    }
+    for (int i = tid; i < R * H; i += NT) hs[i] = h0[(long long)(l * B + b0 + i / H) * H + (i % H)];
+    if (l > 0)
+        for (int i = tid; i < U * G * H; i += NT) {
+            const int u = i / (G * H), g = (i / H) % G, k = i % H;
+            wis[i] = wih[((long long)(l - 1) * GH + g * H + rank * U + u) * H + k];
+        }
+
+    constexpr unsigned kBytes = R * H * 4;
+    KwbExchange<CS> ex;
+    ex.init(hs, &mbar[0], tid, T, kBytes);
+
+    // Hand-off between layers, all through thread 0 of each CTA (an acquire or release costs a
+    // fence: one thread pays it, off the critical path, and the per-step __syncthreads orders the
+    // other threads' loads after the acquire and their stores before the release):
+    //   step s: thread 0 releases h(s-1) (stored by the q == 0 lanes before this step's barrier),
+    //           all threads stage x(s+2) into the ring and load x(s+3) (whose arrival thread 0
+    //           acquired during step s-1), thread 0 acquires x(s+4), everyone computes the input
+    //           gates of time s+1.
+    __shared__ int s_failed;
+    bool failed = false;
+    const unsigned* in_cnt = l > 0 ? prog + ((l - 1) * groups + grp) * 32 : nullptr;
+    unsigned* out_cnt = prog + (l * groups + grp) * 32;
+    auto poll_input = [&](int tau) {  // thread 0 only; bounded
+        if (tau >= T || s_failed) return;
+        const unsigned target = CS * (unsigned)(tau + 1);
+        unsigned v = 0;
+        for (int it = 0;; ++it) {
+            asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(in_cnt) : "memory");
+            if (v >= target) break;
+            if (it >= max_spin) { s_failed = 1; atomicOr(err, 1); break; }
+        }
+    };
+    auto publish = [&]() {  // thread 0 only: one more step of this CTA's h is in hseq
+        asm volatile("red.release.gpu.global.add.u32 [%0], 1;" :: "l"(out_cnt) : "memory");
+    };
+    float xl[XPT];  // x(tau) on its way from global memory to the ring
+    auto load_input = [&](int tau) {
+        if (tau >= T) return;
+#pragma unroll
+        for (int e = 0; e < XPT; ++e) {
+            const int i = tid + e * NT;
+            xl[e] = __ldcg(hseq + (((long long)(l - 1) * T + tau) * B + b0 + i / H) * H + (i % H));
+        }
+    };
+    auto store_input = [&](int tau) {
+        if (tau >= T) return;
+#pragma unroll
+        for (int e = 0; e < XPT; ++e) xs[(tau % NX) * R * H + tid + e * NT] = xl[e];
+    };
+    float gcur[R][G], gnext[R][G];
+    auto input_gates = [&](int tau, float (&gt)[R][G]) {
+        kwb_matvec<G, H, R, TPU, KS, true>(gt, wreg, wis + ul * G * H, xs + (tau % NX) * R * H, q);
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+#pragma unroll
+            for (int g = 0; g < G; ++g) gt[r][g] += bin[g];
+    };
+    auto gemm_gates = [&](int tau, float (&gt)[R][G]) {  // layer 0: from the GEMM
+        const int t = tau < T ? tau : T - 1;
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+#pragma unroll
+            for (int g = 0; g < G; ++g) gt[r][g] = __ldg(gi0 + t * gi_st + (long long)(b0 + r) * gi_sb + g * H + j);
+    };
+
+    if (tid == 0) s_failed = 0;
+    __syncthreads();
+    if (l > 0) {
+        if (tid == 0) poll_input(2);
+        __syncthreads();
+        load_input(0); store_input(0);
+        load_input(1); store_input(1);
+        load_input(2);
+        if (tid == 0) poll_input(3);
+    }
+    __syncthreads();
+    if (l > 0) input_gates(0, gcur); else gemm_gates(0, gcur);
+    cluster.sync();  // every CTA runs, its h0, W_ih slice and mbarriers are in place
+
+    for (int step = 0; step < T; ++step) {
+        const int slot = step & 1;
+        if (step > 0) ex.template wait<false>(step, tid, T, kBytes);
+        __syncthreads();  // orders the staging (layers > 0) and the hseq stores (layers < L-1)
+        failed = s_failed != 0;
+        if (l == 0) gemm_gates(step + 1, gnext);  // its latency hides behind this step's work
+        float acc[R][G];
+        kwb_matvec<G, H, R, TPU, KS, false>(acc, wreg, nullptr, hs + slot * R * H, q);
+        float hnew[R];
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            hnew[r] = kwb_cell<G>(gcur[r], acc[r], bhn, hown[r], cown[r]);
+            if (failed) hnew[r] = __int_as_float(0x7fc00000);
+            hown[r] = hnew[r];
+        }
+        if (step + 1 < T) kwb_push_h<H, CS, R, TPU>(hnew, ex.rem_s, ex.rem_b, tid, q, rank, (slot ^ 1) * R * H, (slot ^ 1) * 8);
+        if (l < L - 1) {  // h(step) for the layer above; released at the next step
+            if (q == 0) {
+#pragma unroll
+                for (int r = 0; r < R; ++r) __stcg(hseq + (((long long)l * T + step) * B + b0 + r) * H + j, hnew[r]);
+            }
+            if (tid == 0 && step > 0) publish();  // h(step-1)
+        } else if (out != nullptr && q == 0) {
+#pragma unroll
+            for (int r = 0; r < R; ++r) out[step * out_st + (long long)(b0 + r) * out_sb + j] = hnew[r];
+        }
+        if (l > 0) {
+            store_input(step + 2);
+            load_input(step + 3);
+            if (tid == 0) poll_input(step + 4);
+            if (step + 1 < T) input_gates(step + 1, gnext);
+        }
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+#pragma unroll
+            for (int g = 0; g < G; ++g) gcur[r][g] = gnext[r][g];
+    }
+    if (l < L - 1) {
+        __syncthreads();
+        if (tid == 0) publish();  // h(T-1)
+    }
+    cluster.sync();
+    if (q == 0) {
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            if (hn != nullptr) hn[(long long)(l * B + b0 + r) * H + j] = hown[r];
+            if (G == 4 && cn != nullptr) cn[(long long)(l * B + b0 + r) * H + j] = cown[r];
         }
     }
 }
@@ -284,6 +551,66 @@ static const float* kwb_cptr(const c10::optional<torch::Tensor>& t) {
 }
 static float* kwb_ptr(const c10::optional<torch::Tensor>& t) {
     return (t.has_value() && t->defined() && t->numel() > 0) ? t->data_ptr<float>() : nullptr;
+}
+
+template <int G, int H, int CS, int NT, int R>
+static size_t kwb_wave_smem() { return (size_t)((2 + 4) * R * H + (H / CS) * G * H) * sizeof(float); }
+
+template <int G, int H, int CS, int NT, int R>
+static cudaLaunchConfig_t kwb_wave_config(int L, int B, cudaStream_t stream, cudaLaunchAttribute* attr)
+{
+    auto kern = kwb_rnn_wave<G, H, CS, NT, R>;
+    C10_CUDA_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kwb_wave_smem<G, H, CS, NT, R>()));
+    if (CS > 8) C10_CUDA_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(L * (B / R) * CS, 1, 1);
+    cfg.blockDim = dim3(NT, 1, 1);
+    cfg.dynamicSmemBytes = kwb_wave_smem<G, H, CS, NT, R>();
+    cfg.stream = stream;
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = CS;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    return cfg;
+}
+
+// The whole unidirectional stack in one launch (see kwb_rnn_wave). Returns the number of
+// clusters the launch needs; it refuses (returns -needed) when the GPU cannot hold them all.
+int64_t rnn_wave(int64_t cell, int64_t cs, int64_t nt, int64_t rows,
+                 torch::Tensor gi0, int64_t gi_st, int64_t gi_sb, torch::Tensor whh, torch::Tensor wih,
+                 torch::Tensor bih, torch::Tensor bhh, torch::Tensor h0, c10::optional<torch::Tensor> c0,
+                 torch::Tensor hseq, torch::Tensor prog, c10::optional<torch::Tensor> out, int64_t out_st, int64_t out_sb,
+                 c10::optional<torch::Tensor> hn, c10::optional<torch::Tensor> cn, torch::Tensor err,
+                 int64_t T, int64_t B, int64_t L, int64_t H, int64_t max_spin)
+{
+    TORCH_CHECK(H == 256, "cluster RNN kernel is built for hidden size 256, got ", H);
+    TORCH_CHECK(B % rows == 0, "batch ", B, " is not a multiple of rows per cluster ", rows);
+    TORCH_CHECK(L >= 2, "the wavefront needs at least two layers");
+    for (const auto* t : {&gi0, &whh, &wih, &bih, &bhh, &h0, &hseq})
+        TORCH_CHECK(t->is_cuda() && t->scalar_type() == torch::kFloat32 && t->is_contiguous(), "fp32 contiguous CUDA tensors");
+    TORCH_CHECK(prog.scalar_type() == torch::kInt32 && err.scalar_type() == torch::kInt32, "int32 counters");
+    const c10::cuda::CUDAGuard guard(gi0.device());
+    cudaStream_t st = at::cuda::getCurrentCUDAStream();
+    const int needed = (int)(L * (B / rows));
+#define KWB_WCASE(G_, CS_, NT_, R_) \
+    if (cell == G_ && cs == CS_ && nt == NT_ && rows == R_) { \
+        cudaLaunchAttribute attr[1]; \
+        cudaLaunchConfig_t cfg = kwb_wave_config<G_, 256, CS_, NT_, R_>((int)L, (int)B, st, attr); \
+        int fits = 0; \
+        C10_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&fits, kwb_rnn_wave<G_, 256, CS_, NT_, R_>, &cfg)); \
+        if (fits < needed) return -needed; \
+        C10_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kwb_rnn_wave<G_, 256, CS_, NT_, R_>, (const float*)gi0.data_ptr<float>(), \
+            (long long)gi_st, (long long)gi_sb, (const float*)whh.data_ptr<float>(), (const float*)wih.data_ptr<float>(), \
+            (const float*)bih.data_ptr<float>(), (const float*)bhh.data_ptr<float>(), (const float*)h0.data_ptr<float>(), \
+            kwb_cptr(c0), hseq.data_ptr<float>(), reinterpret_cast<unsigned*>(prog.data_ptr<int>()), kwb_ptr(out), \
+            (long long)out_st, (long long)out_sb, kwb_ptr(hn), kwb_ptr(cn), err.data_ptr<int>(), (int)T, (int)B, (int)L, \
+            (int)max_spin)); \
+        return needed; }
+    KWB_WAVE_INSTANCES
+#undef KWB_WCASE
+    TORCH_CHECK(false, "no wavefront instance for cell ", cell, " cluster ", cs, " threads ", nt, " rows ", rows);
 }
 
 // cell: 3 = GRU, 4 = LSTM. Tensors are fp32 and contiguous; W_hh is [G*H, H].

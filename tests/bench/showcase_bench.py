@@ -35,9 +35,9 @@ TASKS = ["39_GRU", "41_GRUBidirectional", "37_LSTMCn", "40_GRUHidden", "42_GRUBi
 # cluster, MODE 0 cluster barrier / 1 st.async + mbarrier); "triton" is the Triton row kernel.
 VARIANTS = {
     "gru_uni": {
-        "cuda_try_wait_m1": {"cuda_gru_uni": (8, 256, 1, 1)},
-        "cuda_barrier_m0": {"cuda_gru_uni": (8, 256, 1, 0)},
-        "gemm_64x64x32_w4_s3": {"gemm": (64, 64, 32, 4, 3)},
+        "wave_r5": {"wave": ("gru",)},
+        "wave_r10": {"wave": ("gru",), "wave_gru": (8, 256, 10)},
+        "layerwise_m1": {"cuda_gru_uni": (8, 256, 1, 1)},
         "triton": {"backend": "triton"},
     },
     "gru_bi": {
@@ -46,7 +46,7 @@ VARIANTS = {
         "triton": {"backend": "triton"},
     },
     "lstm_uni": {
-        "cuda_cs8_nt512_m4": {"cuda_lstm_uni": (8, 512, 1, 4)},
+        "layerwise_m4": {"wave": ()},
         "triton": {"backend": "triton"},
     },
     "lstm_bi": {
@@ -70,6 +70,7 @@ def cuda_instances(variants):
 # by torch, serves them all (a different set is a different source, hence a new ~60 s build).
 DEFAULT_INSTANCES = [(3, 8, 256, 1, 4), (3, 4, 512, 1, 4), (4, 8, 256, 1, 4), (4, 8, 256, 2, 4)]
 PROBE_INSTANCES = [(g, 8, 256, 1, m) for g in (3, 4) for m in range(5)] + [(4, 8, 256, 2, 1), (3, 8, 256, 2, 1)]
+ALL_WAVE = [(3, 8, 256, 5), (4, 8, 256, 5), (3, 8, 256, 10)]
 ALL_INSTANCES = sorted(set(cuda_instances({f + k: v for f, fam in VARIANTS.items() for k, v in fam.items()})
                            + PROBE_INSTANCES + DEFAULT_INSTANCES))
 
@@ -128,6 +129,8 @@ def call(model, xs, rng_seed):
 
 def check_counters(cand_mod):
     last = getattr(cand_mod, "_LAST", {})
+    if "wave_err" in last:
+        return int(last["wave_err"].item()) == 0
     if "cnt" not in last:
         return None
     heads = last["cnt"].view(-1, 32)[:, 0]
@@ -235,6 +238,7 @@ def run_task(task, args, results):
         variants.update(VARIANTS[family(task)])
     if hasattr(cand_mod, "_CUDA_EXTRA"):
         cand_mod._CUDA_EXTRA[:] = ALL_INSTANCES
+        cand_mod._WAVE_EXTRA[:] = ALL_WAVE
     entry = {"task": task, "variants": {}}
     results[task] = entry
     ok_variants = []

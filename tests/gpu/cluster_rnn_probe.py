@@ -58,6 +58,7 @@ def main():
     bench = load(os.path.join(ROOT, "tests", "bench", "showcase_bench.py"), "showcase_bench")
     mod = load(os.path.join(ROOT, "resources", "showcase", "39_GRU.py"), "cand39")
     mod._CUDA_EXTRA[:] = bench.ALL_INSTANCES
+    mod._WAVE_EXTRA[:] = bench.ALL_WAVE
     ext = mod._cuda_ext()
     T, B, H = 512, 10, 256
     torch.manual_seed(0)
