@@ -623,8 +623,10 @@ void rnn_layer(int64_t cell, int64_t cs, int64_t nt, int64_t rows, int64_t mode,
 {
     TORCH_CHECK(H == 256, "cluster RNN kernel is built for hidden size 256, got ", H);
     TORCH_CHECK(B % rows == 0, "batch ", B, " is not a multiple of rows per cluster ", rows);
-    for (const auto* t : {&gi0, &gi1, &w0, &w1, &bh0, &bh1, &h0})
+    for (const auto* t : {&w0, &w1, &bh0, &bh1, &h0})
         TORCH_CHECK(t->is_cuda() && t->scalar_type() == torch::kFloat32 && t->is_contiguous(), "fp32 contiguous CUDA tensors");
+    for (const auto* t : {&gi0, &gi1})  // read through gi_st / gi_sb: a column slice of one GEMM output is fine
+        TORCH_CHECK(t->is_cuda() && t->scalar_type() == torch::kFloat32 && t->stride(-1) == 1, "fp32 CUDA gates, unit stride");
     const c10::cuda::CUDAGuard guard(gi0.device());
     cudaStream_t st = at::cuda::getCurrentCUDAStream();
 #define KWB_ARGS (int)dirs, gi0.data_ptr<float>(), gi1.data_ptr<float>(), gi_st, gi_sb, w0.data_ptr<float>(), \

@@ -41,8 +41,7 @@ VARIANTS = {
         "triton": {"backend": "triton"},
     },
     "gru_bi": {
-        "cuda_cs8_nt256_r2_m4": {"cuda_gru_bi": (8, 256, 2, 4)},
-        "gemm_64x64x32_w4_s3": {"gemm": (64, 64, 32, 4, 3)},
+        "one_gemm": {"bi_fused_gemm": ("gru",)},
         "triton": {"backend": "triton"},
     },
     "lstm_uni": {
@@ -50,7 +49,7 @@ VARIANTS = {
         "triton": {"backend": "triton"},
     },
     "lstm_bi": {
-        "cuda_cs8_nt512_r2_m4": {"cuda_lstm_bi": (8, 512, 2, 4)},
+        "two_gemms": {"bi_fused_gemm": ()},
         "triton": {"backend": "triton"},
     },
 }

@@ -51,10 +51,43 @@ def reference(cell, gi, w, bh, h0, c0, T, B, H):
     return torch.stack(out)
 
 
+def once():
+    """One launch each of the layer kernel (R = 1 and 2) and of the wavefront kernel on task 39's
+    shapes, for a profiler: ncu -k regex:kwb_rnn python3 tests/gpu/cluster_rnn_probe.py --once"""
+    bench = load(os.path.join(ROOT, "tests", "bench", "showcase_bench.py"), "showcase_bench")
+    mod = load(os.path.join(ROOT, "resources", "showcase", "39_GRU.py"), "cand39")
+    mod._CUDA_EXTRA[:] = bench.ALL_INSTANCES
+    mod._WAVE_EXTRA[:] = bench.ALL_WAVE
+    ext = mod._cuda_ext()
+    T, B, H, L, g = 512, 10, 256, 6, 3
+    torch.manual_seed(0)
+    gi = torch.randn(T, B, g * H, device="cuda") * 0.5
+    w = torch.randn(g * H, H, device="cuda") / H ** 0.5
+    bh = torch.randn(g * H, device="cuda") * 0.1
+    h0 = torch.randn(L, B, H, device="cuda")
+    out = torch.empty(T, B, H, device="cuda")
+    for r in (1, 2):
+        ext.rnn_layer(g, 8, 256, r, 4, 1, gi, gi, B * g * H, g * H, w, w, bh, bh, h0[:1].contiguous(), None, out,
+                      B * H, H, None, None, T, B, H)
+    whh = w.expand(L, -1, -1).contiguous()
+    wih = w.expand(L - 1, -1, -1).contiguous()
+    bb = bh.expand(L, -1).contiguous()
+    hseq = torch.empty(L - 1, T, B, H, device="cuda")
+    prog = torch.zeros((L - 1) * 2 * 32, device="cuda", dtype=torch.int32)
+    err = torch.zeros(1, device="cuda", dtype=torch.int32)
+    got = ext.rnn_wave(g, 8, 256, 5, gi, B * g * H, g * H, whh, wih, bb, bb, h0, None, hseq, prog, out, B * H, H,
+                       None, None, err, T, B, L, H, 1 << 22)
+    torch.cuda.synchronize()
+    print("wave launch: %d clusters, err %d" % (got, int(err.item())))
+    return 0
+
+
 def main():
     if not torch.cuda.is_available():
         print("SKIP: cluster_rnn_probe needs a CUDA GPU")
         return 0
+    if "--once" in sys.argv:
+        return once()
     bench = load(os.path.join(ROOT, "tests", "bench", "showcase_bench.py"), "showcase_bench")
     mod = load(os.path.join(ROOT, "resources", "showcase", "39_GRU.py"), "cand39")
     mod._CUDA_EXTRA[:] = bench.ALL_INSTANCES
