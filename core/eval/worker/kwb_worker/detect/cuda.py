@@ -54,7 +54,9 @@ def _match(text, i, open_c, close_c):
 def kernels(text):
     """[(name, body start, body end)] of every __global__ function."""
     res = []
-    for m in re.finditer(r"__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+(\w+)\s*\(", text):
+    # __launch_bounds__(...) may stand before or after `void` (both are legal CUDA)
+    for m in re.finditer(r"__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+"
+                         r"(?:__launch_bounds__\s*\([^)]*\)\s*)?(\w+)\s*\(", text):
         p_end = _match(text, m.end() - 1, "(", ")")
         b = text.find("{", p_end)
         if b < 0:

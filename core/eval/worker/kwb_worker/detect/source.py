@@ -131,6 +131,15 @@ class SourceFile:
         for node in self.tree.body:
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                 self.constants[node.targets[0].id] = node.value
+        # Names assigned exactly once anywhere (a function's `src = HEADER % (...)`): sources built
+        # by formatting still reach the CUDA reader.
+        counts, once = {}, {}
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                name = node.targets[0].id
+                counts[name] = counts.get(name, 0) + 1
+                once[name] = node.value
+        self.assigned_once = {n: v for n, v in once.items() if counts[n] == 1}
         self.extensions = self._find_extensions()
 
     # --- names -------------------------------------------------------------------------------
@@ -174,12 +183,36 @@ class SourceFile:
             return d is not None and d in self.extensions
         return False
 
+    def _is_load(self, node):
+        return isinstance(node, ast.Call) and (self.qual(node.func) or "").startswith("torch.utils.cpp_extension.load")
+
+    def _builders(self):
+        """Functions of this file that return a module built by load_inline / load: `return
+        load_inline(...)`, or return a name (or a dict entry) the function assigned one to."""
+        out = set()
+        for name, f in self.functions.items():
+            built = set()
+            for node in ast.walk(f):
+                if isinstance(node, ast.Assign) and self._is_load(node.value):
+                    for t in node.targets:
+                        d = dotted(t.value if isinstance(t, ast.Subscript) else t)
+                        if d:
+                            built.add(d)
+            for node in ast.walk(f):
+                if isinstance(node, ast.Return) and node.value is not None:
+                    v = node.value
+                    d = dotted(v.value if isinstance(v, ast.Subscript) else v)
+                    if self._is_load(v) or (d is not None and d in built):
+                        out.add(name)
+        return out
+
     def _find_extensions(self):
         names = set()
+        builders = self._builders()
         for node in ast.walk(self.tree):
             if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
-                q = self.qual(node.value.func) or ""
-                if q.startswith("torch.utils.cpp_extension.load"):
+                f = node.value.func
+                if self._is_load(node.value) or (isinstance(f, ast.Name) and f.id in builders):
                     for t in node.targets:
                         d = dotted(t)
                         if d:
@@ -202,16 +235,25 @@ class SourceFile:
                     out.extend(self._strings(kw.value))
         return out
 
-    def _strings(self, node):
+    def _strings(self, node, depth=0):
+        """String literals a source expression is built from: a literal, a list or tuple of them,
+        a name bound to one (module level, or assigned once anywhere), and `a + b` / `a % b`
+        formatting of such parts (each part is returned on its own, with its line)."""
+        if depth > 8:
+            return []
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             return [(node.value, node.lineno)]
         if isinstance(node, (ast.List, ast.Tuple)):
             res = []
             for e in node.elts:
-                res.extend(self._strings(e))
+                res.extend(self._strings(e, depth + 1))
             return res
-        if isinstance(node, ast.Name) and node.id in self.constants:
-            return self._strings(self.constants[node.id])
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod)):
+            return self._strings(node.left, depth + 1) + self._strings(node.right, depth + 1)
+        if isinstance(node, ast.Name):
+            value = self.constants.get(node.id, self.assigned_once.get(node.id))
+            if value is not None:
+                return self._strings(value, depth + 1)
         return []
 
     def model_new(self):
