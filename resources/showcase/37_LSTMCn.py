@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: MIT
 # Kernel Workbench showcase candidate for KernelBench level 3, task 37_LSTMCn.
-# Triton only, strict fp32. Plan: per layer, (1) one Triton GEMM computes the input-side gates
-# of all time steps at once (x @ W_ih^T + biases, input_precision="ieee"); (2) one persistent
-# Triton launch runs the whole time loop: programs split batch rows x hidden units, each keeps
-# its slice of W_hh in registers, and the programs sharing batch rows exchange h(t-1) through
-# global memory with an acquire/release atomic barrier per step (all programs co-resident:
-# grid <= SM count, launched as a cooperative grid).
+# Strict fp32. Plan: per layer, (1) one Triton GEMM computes the input-side gates of all time
+# steps at once (x @ W_ih^T + biases, input_precision="ieee"); (2) one persistent launch runs the
+# whole time loop. On sm_90+ (H100) that launch is a CUDA C++ kernel built with load_inline: one
+# thread-block cluster of 8 CTAs per batch row, each CTA keeping its hidden units' rows of W_hh in
+# registers, h(t-1) exchanged every step through distributed shared memory (st.async + mbarrier);
+# LSTM stacks run all layers in one wavefront launch. Elsewhere (or with _CFG["backend"] =
+# "triton") a Triton kernel does the same with a global-memory barrier. See
+# resources/showcase/NOTES.md for the measurements.
 # The reference module (nn.LSTM + nn.Linear) is created in __init__ ONLY to own the parameters with the
 # reference's shapes, names and RNG draw order; forward never calls it (no cuDNN).
 import hashlib
