@@ -58,7 +58,9 @@ private Q_SLOTS:
         LogCollector log(ev);
         QSignalSpy finished(&ev, &Evaluator::evaluationFinished);
         EvalRequest req = request(hang);
-        req.runTimeoutSec = 3;
+        // Long enough that a loaded 2-core machine still sees the grandchild before the limit
+        // (3 s failed once under a parallel ctest: the log line arrived after the limit fired).
+        req.runTimeoutSec = 8;
         ev.evaluate(req);
         // The grandchild exists while the candidate hangs ...
         QTRY_VERIFY_WITH_TIMEOUT(log.contains(QStringLiteral("grandchild started")), 30000);
