@@ -40,6 +40,20 @@ __device__ __forceinline__ void kwb_expect_bytes(unsigned bar, unsigned bytes)
     asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" :: "r"(bar), "r"(bytes) : "memory");
 }
 
+// This thread's slice of its unit j's W_hh rows (gate g = rows g*H + j): k = (v*TPU + q)*4 + e,
+// interleaved so the TPU lanes of a group read consecutive float4s of h (no bank conflicts).
+template <int G, int H, int TPU, int KS>
+__device__ __forceinline__ void kwb_load_w(float (&wreg)[G][KS], const float* w, int j, int q)
+{
+#pragma unroll
+    for (int g = 0; g < G; ++g)
+#pragma unroll
+        for (int v = 0; v < KS / 4; ++v) {
+            const float4 x = *reinterpret_cast<const float4*>(w + (long long)(g * H + j) * H + (v * TPU + q) * 4);
+            wreg[g][v * 4 + 0] = x.x; wreg[g][v * 4 + 1] = x.y; wreg[g][v * 4 + 2] = x.z; wreg[g][v * 4 + 3] = x.w;
+        }
+}
+
 // acc[r][g] = sum over this thread's k slice of W[g] * h[r] (h from shared memory, interleaved
 // float4 chunks v*TPU + q), then a butterfly over the TPU lanes of the group: every lane ends with
 // the same (bit-identical) sums. W comes from registers (wreg) or shared memory (ws, rows of H).
@@ -210,7 +224,6 @@ kwb_rnn_layer(const float* __restrict__ gi0, const float* __restrict__ gi1, long
     constexpr int U = H / CS;           // hidden units per CTA
     constexpr int TPU = NT / U;         // threads per unit (a power of two inside one warp)
     constexpr int KS = H / TPU;         // k elements per thread
-    constexpr int KV = KS / 4;          // float4 chunks per thread
     static_assert(H % CS == 0 && NT % U == 0 && TPU <= 32 && (TPU & (TPU - 1)) == 0, "layout");
     static_assert(KS % 4 == 0, "k slice must be float4 chunks");
     __shared__ __align__(16) float hs[2][R][H];
@@ -228,16 +241,8 @@ kwb_rnn_layer(const float* __restrict__ gi0, const float* __restrict__ gi1, long
     const float* gi = d ? gi1 : gi0;
     const float* w = d ? w1 : w0;
 
-    // This thread's slice of W_hh: gate g, k = (v*TPU + q)*4 + e (interleaved so the TPU lanes of
-    // a group read consecutive float4s of h: no shared-memory bank conflicts).
     float wreg[G][KS];
-#pragma unroll
-    for (int g = 0; g < G; ++g)
-#pragma unroll
-        for (int v = 0; v < KV; ++v) {
-            const float4 x = *reinterpret_cast<const float4*>(w + (long long)(g * H + j) * H + (v * TPU + q) * 4);
-            wreg[g][v * 4 + 0] = x.x; wreg[g][v * 4 + 1] = x.y; wreg[g][v * 4 + 2] = x.z; wreg[g][v * 4 + 3] = x.w;
-        }
+    kwb_load_w<G, H, TPU, KS>(wreg, w, j, q);
     const float bhn = (G == 3) ? (d ? bh1 : bh0)[2 * H + j] : 0.0f;
 
     float hown[R], cown[R];
@@ -347,7 +352,6 @@ kwb_rnn_wave(const float* __restrict__ gi0, long long gi_st, long long gi_sb,
     constexpr int U = H / CS;
     constexpr int TPU = NT / U;
     constexpr int KS = H / TPU;
-    constexpr int KV = KS / 4;
     constexpr int NX = 4;                       // ring of layer-input buffers (x(t) = h_{l-1}(t))
     constexpr int XPT = R * H / NT;             // x elements each thread stages per step
     static_assert(H % CS == 0 && NT % U == 0 && TPU <= 32 && (TPU & (TPU - 1)) == 0, "layout");
@@ -372,14 +376,7 @@ kwb_rnn_wave(const float* __restrict__ gi0, long long gi_st, long long gi_sb,
     const long long GH = (long long)G * H;
 
     float wreg[G][KS];
-    const float* w = whh + l * GH * H;
-#pragma unroll
-    for (int g = 0; g < G; ++g)
-#pragma unroll
-        for (int v = 0; v < KV; ++v) {
-            const float4 x = *reinterpret_cast<const float4*>(w + (long long)(g * H + j) * H + (v * TPU + q) * 4);
-            wreg[g][v * 4 + 0] = x.x; wreg[g][v * 4 + 1] = x.y; wreg[g][v * 4 + 2] = x.z; wreg[g][v * 4 + 3] = x.w;
-        }
+    kwb_load_w<G, H, TPU, KS>(wreg, whh + l * GH * H, j, q);
     const float bhn = (G == 3) ? bhh[l * GH + 2 * H + j] : 0.0f;
     float bin[G];  // input-gate biases (layers > 0): b_ih + b_hh (the GRU's b_hn stays inside r * (...))
 #pragma unroll

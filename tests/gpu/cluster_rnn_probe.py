@@ -29,6 +29,19 @@ def load(path, name):
     return mod
 
 
+def median_ms(fn, n):
+    """Median of n calls of fn, each timed alone with CUDA events."""
+    times = []
+    for _ in range(n):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        fn()
+        e.record()
+        torch.cuda.synchronize()
+        times.append(s.elapsed_time(e))
+    return statistics.median(times)
+
+
 def reference(cell, gi, w, bh, h0, c0, T, B, H):
     """float64 recurrence on the same input gates: gi[t, b, G*H] already holds x W_ih^T + biases
     (GRU: + b_hr, b_hz; b_hn is added inside r * (...))."""
@@ -116,15 +129,7 @@ def main():
         if mode <= 1:
             ref = reference(g, gi, w, bh, h0, c0, T, B, H)
             err = (out.double() - ref).abs().max().item()
-        times = []
-        for _ in range(15):
-            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            s.record()
-            launch()
-            e.record()
-            torch.cuda.synchronize()
-            times.append(s.elapsed_time(e))
-        ms = statistics.median(times)
+        ms = median_ms(launch, 15)
         clusters = ext.max_active_clusters(g, cs, nt, r, mode)
         rows.append((g, cs, nt, r, mode, ms, ms * 1000 / T, err, clusters))
         print("%s CS=%-2d NT=%-4d R=%d mode=%d  layer %.3f ms  %.3f us/step  max err vs fp64 %s  "
@@ -159,15 +164,7 @@ def gemm_sweep(mod):
             try:
                 y = fn()
                 err = (y.double() - ref).abs().max().item()
-                times = []
-                for _ in range(20):
-                    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                    s.record()
-                    fn()
-                    e.record()
-                    torch.cuda.synchronize()
-                    times.append(s.elapsed_time(e))
-                us = statistics.median(times) * 1000
+                us = median_ms(fn, 20) * 1000
                 print("GEMM %dx%dx%d %-28s %8.1f us  %5.1f TFLOP/s  max err vs fp64 %.2e" % (
                     M, N, K, name, us, 2 * M * N * K / us / 1e6, err), flush=True)
             except Exception as exc:  # a tile config Triton cannot build must not stop the sweep
