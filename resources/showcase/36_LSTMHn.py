@@ -564,6 +564,28 @@ kwb_rnn_wave(const float* __restrict__ gi0, long long gi_st, long long gi_sb,
     }
 }
 
+// Launch configuration of a grid of `blocks` CTAs in clusters of `cs` (attr must outlive cfg);
+// also sets the kernel attributes it needs (dynamic shared memory, non-portable cluster size).
+template <typename Kernel>
+static cudaLaunchConfig_t kwb_cluster_config(Kernel kern, int blocks, int threads, size_t smem, int cs,
+                                             cudaStream_t stream, cudaLaunchAttribute* attr)
+{
+    if (smem > 0) C10_CUDA_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    if (cs > 8) C10_CUDA_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(blocks, 1, 1);
+    cfg.blockDim = dim3(threads, 1, 1);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = stream;
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = cs;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    return cfg;
+}
+
 template <int G, int H, int CS, int NT, int R, int MODE>
 static void kwb_launch(int dirs, const float* gi0, const float* gi1, long long gi_st, long long gi_sb,
                        const float* w0, const float* w1, const float* bh0, const float* bh1,
@@ -571,26 +593,13 @@ static void kwb_launch(int dirs, const float* gi0, const float* gi1, long long g
                        float* hn, float* cn, int T, int B, cudaStream_t stream)
 {
     auto kern = kwb_rnn_layer<G, H, CS, NT, R, MODE>;
-    if (CS > 8) C10_CUDA_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(dirs * (B / R) * CS, 1, 1);
-    cfg.blockDim = dim3(NT, 1, 1);
-    cfg.dynamicSmemBytes = 0;
-    cfg.stream = stream;
     cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = CS;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
+    const cudaLaunchConfig_t cfg = kwb_cluster_config(kern, dirs * (B / R) * CS, NT, 0, CS, stream, attr);
     C10_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kern, gi0, gi1, gi_st, gi_sb, w0, w1, bh0, bh1, h0, c0, out, out_st,
                                       out_sb, hn, cn, T, B));
 }
 
-static const float* kwb_cptr(const c10::optional<torch::Tensor>& t) {
-    return (t.has_value() && t->defined() && t->numel() > 0) ? t->data_ptr<float>() : nullptr;
-}
+// An optional tensor's data, or null when it is absent or empty.
 static float* kwb_ptr(const c10::optional<torch::Tensor>& t) {
     return (t.has_value() && t->defined() && t->numel() > 0) ? t->data_ptr<float>() : nullptr;
 }
@@ -598,24 +607,23 @@ static float* kwb_ptr(const c10::optional<torch::Tensor>& t) {
 template <int G, int H, int CS, int NT, int R>
 static size_t kwb_wave_smem() { return (size_t)((2 + 4) * R * H + (H / CS) * G * H) * sizeof(float); }
 
+// Whether the GPU holds `needed` clusters of this wavefront instance at once, asked once per
+// instance and device (the statics are per template instance).
 template <int G, int H, int CS, int NT, int R>
-static cudaLaunchConfig_t kwb_wave_config(int L, int B, cudaStream_t stream, cudaLaunchAttribute* attr)
+static bool kwb_wave_fits(const cudaLaunchConfig_t& cfg, int needed)
 {
-    auto kern = kwb_rnn_wave<G, H, CS, NT, R>;
-    C10_CUDA_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kwb_wave_smem<G, H, CS, NT, R>()));
-    if (CS > 8) C10_CUDA_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(L * (B / R) * CS, 1, 1);
-    cfg.blockDim = dim3(NT, 1, 1);
-    cfg.dynamicSmemBytes = kwb_wave_smem<G, H, CS, NT, R>();
-    cfg.stream = stream;
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = CS;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    return cfg;
+    static int fits[64];
+    static bool known[64] = {};
+    int dev = 0;
+    C10_CUDA_CHECK(cudaGetDevice(&dev));
+    int n = 0;
+    if (dev < 64 && known[dev]) {
+        n = fits[dev];
+    } else {
+        C10_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&n, kwb_rnn_wave<G, H, CS, NT, R>, &cfg));
+        if (dev < 64) { fits[dev] = n; known[dev] = true; }
+    }
+    return n >= needed;
 }
 
 // The whole unidirectional stack in one launch (see kwb_rnn_wave). Returns the number of
@@ -638,15 +646,15 @@ int64_t rnn_wave(int64_t cell, int64_t cs, int64_t nt, int64_t rows,
     const int needed = (int)(L * (B / rows));
 #define KWB_WCASE(G_, CS_, NT_, R_) \
     if (cell == G_ && cs == CS_ && nt == NT_ && rows == R_) { \
+        auto kern = kwb_rnn_wave<G_, 256, CS_, NT_, R_>; \
         cudaLaunchAttribute attr[1]; \
-        cudaLaunchConfig_t cfg = kwb_wave_config<G_, 256, CS_, NT_, R_>((int)L, (int)B, st, attr); \
-        int fits = 0; \
-        C10_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&fits, kwb_rnn_wave<G_, 256, CS_, NT_, R_>, &cfg)); \
-        if (fits < needed) return -needed; \
-        C10_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kwb_rnn_wave<G_, 256, CS_, NT_, R_>, (const float*)gi0.data_ptr<float>(), \
+        const cudaLaunchConfig_t cfg = kwb_cluster_config(kern, needed * CS_, NT_, kwb_wave_smem<G_, 256, CS_, NT_, R_>(), \
+                                                          CS_, st, attr); \
+        if (!kwb_wave_fits<G_, 256, CS_, NT_, R_>(cfg, needed)) return -needed; \
+        C10_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kern, (const float*)gi0.data_ptr<float>(), \
             (long long)gi_st, (long long)gi_sb, (const float*)whh.data_ptr<float>(), (const float*)wih.data_ptr<float>(), \
             (const float*)bih.data_ptr<float>(), (const float*)bhh.data_ptr<float>(), (const float*)h0.data_ptr<float>(), \
-            kwb_cptr(c0), hseq.data_ptr<float>(), reinterpret_cast<unsigned*>(prog.data_ptr<int>()), kwb_ptr(out), \
+            kwb_ptr(c0), hseq.data_ptr<float>(), reinterpret_cast<unsigned*>(prog.data_ptr<int>()), kwb_ptr(out), \
             (long long)out_st, (long long)out_sb, kwb_ptr(hn), kwb_ptr(cn), err.data_ptr<int>(), (int)T, (int)B, (int)L, \
             (int)max_spin)); \
         return needed; }
@@ -672,7 +680,7 @@ void rnn_layer(int64_t cell, int64_t cs, int64_t nt, int64_t rows, int64_t mode,
     const c10::cuda::CUDAGuard guard(gi0.device());
     cudaStream_t st = at::cuda::getCurrentCUDAStream();
 #define KWB_ARGS (int)dirs, gi0.data_ptr<float>(), gi1.data_ptr<float>(), gi_st, gi_sb, w0.data_ptr<float>(), \
-    w1.data_ptr<float>(), bh0.data_ptr<float>(), bh1.data_ptr<float>(), h0.data_ptr<float>(), kwb_cptr(c0), \
+    w1.data_ptr<float>(), bh0.data_ptr<float>(), bh1.data_ptr<float>(), h0.data_ptr<float>(), kwb_ptr(c0), \
     kwb_ptr(out), out_st, out_sb, kwb_ptr(hn), kwb_ptr(cn), (int)T, (int)B, st
 #define KWB_CASE(G_, CS_, NT_, R_, M_) \
     if (cell == G_ && cs == CS_ && nt == NT_ && rows == R_ && mode == M_) { kwb_launch<G_, 256, CS_, NT_, R_, M_>(KWB_ARGS); return; }
@@ -689,11 +697,8 @@ int64_t max_active_clusters(int64_t cell, int64_t cs, int64_t nt, int64_t rows, 
 #define KWB_CASE(G_, CS_, NT_, R_, M_) \
     if (cell == G_ && cs == CS_ && nt == NT_ && rows == R_ && mode == M_) { \
         auto kern = kwb_rnn_layer<G_, 256, CS_, NT_, R_, M_>; \
-        if (CS_ > 8) C10_CUDA_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeNonPortableClusterSizeAllowed, 1)); \
-        cudaLaunchConfig_t cfg = {}; cfg.gridDim = dim3(CS_ * 64, 1, 1); cfg.blockDim = dim3(NT_, 1, 1); \
-        cudaLaunchAttribute attr[1]; attr[0].id = cudaLaunchAttributeClusterDimension; \
-        attr[0].val.clusterDim.x = CS_; attr[0].val.clusterDim.y = 1; attr[0].val.clusterDim.z = 1; \
-        cfg.attrs = attr; cfg.numAttrs = 1; \
+        cudaLaunchAttribute attr[1]; \
+        const cudaLaunchConfig_t cfg = kwb_cluster_config(kern, CS_ * 64, NT_, 0, CS_, nullptr, attr); \
         C10_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&n, kern, &cfg)); }
     KWB_INSTANCES
 #undef KWB_CASE
@@ -992,10 +997,16 @@ def _gate_gemm(a2d, w, b1, b2, nb2):
     return c
 
 
-class _Checked:
-    """Raises on the first call if a persistent launch tripped its spin bound (later calls
-    poison their outputs with NaN instead, so no host sync sits in the timed path)."""
-    first = True
+_CHECKED = set()
+
+
+def _check_first(kind, err, message):
+    """On the first call of each kind, raises if the launch flagged a timed-out spin in `err`.
+    Later calls poison their outputs with NaN instead, so no host sync sits in the timed path."""
+    if kind not in _CHECKED:
+        _CHECKED.add(kind)
+        if int(err.item()) != 0:
+            raise RuntimeError(message)
 
 
 def _rnn_stack(cell, params, x, h0, c0, num_layers, dirs, hidden, batch_first, want_seq, want_hn, want_cn):
@@ -1050,7 +1061,7 @@ def _rnn_stack(cell, params, x, h0, c0, num_layers, dirs, hidden, batch_first, w
         out_st, out_sb = B * dirs * H, dirs * H
         seq_shape = (T, B, dirs * H)
     if cuda and dirs == 1 and num_layers >= 2 and cell in (_CFG.get("wave") or ()):
-        res = _wave_stack(ext, ng, params, x, h0, c0, num_layers, B, T, H, batch_first, gi_st, gi_sb,
+        res = _wave_stack(ext, ng, params, x, h0, c0, num_layers, B, T, H, gi_st, gi_sb,
                           out_st, out_sb, seq_shape, want_seq, hn, cn)
         if res is not None:
             return res
@@ -1102,64 +1113,52 @@ def _rnn_stack(cell, params, x, h0, c0, num_layers, dirs, hidden, batch_first, w
         return (out if want_seq else None), hn, cn
     _LAST["cnt"], _LAST["expect"] = cnt, S * T
     _LAST["regs"] = (getattr(ck, "n_regs", None), getattr(ck, "n_spills", None))
-    if _Checked.first:
-        _Checked.first = False
-        if int(err.item()) != 0:
-            raise RuntimeError("persistent RNN kernel: inter-program barrier timed out "
-                               "(programs not co-resident?)")
+    _check_first("row", err, "persistent RNN kernel: inter-program barrier timed out (programs not co-resident?)")
     return (out if want_seq else None), hn, cn
 
 
-_STACKS = {}
+_DERIVED = {}
 
 
-def _stacked(params, num_layers):
-    """W_hh, W_ih (layers 1..), b_ih, b_hh of a unidirectional stack as contiguous [L, ...] tensors,
-    rebuilt only when a parameter changed (its storage or its in-place version)."""
-    flat = [p for l in range(num_layers) for p in params[l][0]]
-    key = tuple((p.data_ptr(), p._version) for p in flat)
-    hit = _STACKS.get(id(params[0][0][0]))
+def _derived(name, params, build):
+    """build(), cached under (name, first parameter) until a parameter changes (its storage or its
+    in-place version): the stacked or concatenated weights are rebuilt only when needed."""
+    key = tuple((p.data_ptr(), p._version) for p in params)
+    slot = (name, id(params[0]))
+    hit = _DERIVED.get(slot)
     if hit is None or hit[0] != key:
         with torch.no_grad():
-            st = (torch.stack([params[l][0][1] for l in range(num_layers)]).contiguous(),
-                  torch.stack([params[l][0][0] for l in range(1, num_layers)]).contiguous(),
-                  torch.stack([params[l][0][2] for l in range(num_layers)]).contiguous(),
-                  torch.stack([params[l][0][3] for l in range(num_layers)]).contiguous())
-        hit = (key, st)
-        _STACKS[id(params[0][0][0])] = hit
+            hit = (key, build())
+        _DERIVED[slot] = hit
     return hit[1]
 
 
-_BI = {}
+def _stacked(params, num_layers):
+    """W_hh, W_ih (layers 1..), b_ih, b_hh of a unidirectional stack as contiguous [L, ...] tensors."""
+    def build():
+        return (torch.stack([params[l][0][1] for l in range(num_layers)]).contiguous(),
+                torch.stack([params[l][0][0] for l in range(1, num_layers)]).contiguous(),
+                torch.stack([params[l][0][2] for l in range(num_layers)]).contiguous(),
+                torch.stack([params[l][0][3] for l in range(num_layers)]).contiguous())
+    return _derived("stack", [p for l in range(num_layers) for p in params[l][0]], build)
 
 
 def _bi_gate_operands(layer_params, ng, H):
     """[W_ih forward; W_ih reverse] and the matching biases (b_ih + b_hh, the GRU's b_hn left out)
-    for one bidirectional layer, rebuilt only when a parameter changed."""
-    flat = [p for d in range(2) for p in layer_params[d]]
-    key = tuple((p.data_ptr(), p._version) for p in flat)
-    hit = _BI.get(id(layer_params[0][0]))
-    if hit is None or hit[0] != key:
-        with torch.no_grad():
-            nb = 2 * H if ng == 3 else ng * H
-            bias = []
-            for d in range(2):
-                w_ih, w_hh, b_ih, b_hh = layer_params[d]
-                bd = b_ih.clone()
-                bd[:nb] += b_hh[:nb]
-                bias.append(bd)
-            hit = (key, (torch.cat([layer_params[0][0], layer_params[1][0]]).contiguous(), torch.cat(bias).contiguous()))
-        _BI[id(layer_params[0][0])] = hit
-    return hit[1]
+    for one bidirectional layer."""
+    nb = 2 * H if ng == 3 else ng * H
+
+    def build():
+        bias = []
+        for w_ih, w_hh, b_ih, b_hh in layer_params:
+            bd = b_ih.clone()
+            bd[:nb] += b_hh[:nb]
+            bias.append(bd)
+        return (torch.cat([layer_params[0][0], layer_params[1][0]]).contiguous(), torch.cat(bias).contiguous())
+    return _derived("bi", [p for d in range(2) for p in layer_params[d]], build)
 
 
-class _WaveChecked:
-    """Raises on the first wavefront call whose hand-off timed out (later calls poison with NaN)."""
-    first = True
-    warned = False
-
-
-def _wave_stack(ext, ng, params, x, h0, c0, L, B, T, H, batch_first, gi_st, gi_sb, out_st, out_sb, seq_shape,
+def _wave_stack(ext, ng, params, x, h0, c0, L, B, T, H, gi_st, gi_sb, out_st, out_sb, seq_shape,
                 want_seq, hn, cn):
     """All layers of a unidirectional stack in one launch (kwb_rnn_wave). None when the GPU cannot
     hold all its clusters at once (then the caller runs layer by layer)."""
@@ -1177,16 +1176,11 @@ def _wave_stack(ext, ng, params, x, h0, c0, L, B, T, H, batch_first, gi_st, gi_s
     got = ext.rnn_wave(ng, cs, nt, rows, gi0, gi_st, gi_sb, whh, wih, bih, bhh, h0, c0, hseq, prog, out, out_st,
                        out_sb, hn, cn, err, T, B, L, H, _CFG["wave_max_spin"])
     if got < 0:
-        if not _WaveChecked.warned:
-            _WaveChecked.warned = True
-            import warnings
-            warnings.warn("wavefront needs %d resident clusters; running layer by layer" % -got)
+        import warnings  # shown once per call site by Python's default filter
+        warnings.warn("wavefront needs %d resident clusters; running layer by layer" % -got)
         return None
     _LAST["wave_err"] = err
-    if _WaveChecked.first:
-        _WaveChecked.first = False
-        if int(err.item()) != 0:
-            raise RuntimeError("wavefront RNN kernel: a layer-to-layer hand-off timed out")
+    _check_first("wave", err, "wavefront RNN kernel: a layer-to-layer hand-off timed out")
     return (out if want_seq else None), hn, cn
 
 

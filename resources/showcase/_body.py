@@ -327,10 +327,16 @@ def _gate_gemm(a2d, w, b1, b2, nb2):
     return c
 
 
-class _Checked:
-    """Raises on the first call if a persistent launch tripped its spin bound (later calls
-    poison their outputs with NaN instead, so no host sync sits in the timed path)."""
-    first = True
+_CHECKED = set()
+
+
+def _check_first(kind, err, message):
+    """On the first call of each kind, raises if the launch flagged a timed-out spin in `err`.
+    Later calls poison their outputs with NaN instead, so no host sync sits in the timed path."""
+    if kind not in _CHECKED:
+        _CHECKED.add(kind)
+        if int(err.item()) != 0:
+            raise RuntimeError(message)
 
 
 def _rnn_stack(cell, params, x, h0, c0, num_layers, dirs, hidden, batch_first, want_seq, want_hn, want_cn):
@@ -385,7 +391,7 @@ def _rnn_stack(cell, params, x, h0, c0, num_layers, dirs, hidden, batch_first, w
         out_st, out_sb = B * dirs * H, dirs * H
         seq_shape = (T, B, dirs * H)
     if cuda and dirs == 1 and num_layers >= 2 and cell in (_CFG.get("wave") or ()):
-        res = _wave_stack(ext, ng, params, x, h0, c0, num_layers, B, T, H, batch_first, gi_st, gi_sb,
+        res = _wave_stack(ext, ng, params, x, h0, c0, num_layers, B, T, H, gi_st, gi_sb,
                           out_st, out_sb, seq_shape, want_seq, hn, cn)
         if res is not None:
             return res
@@ -437,64 +443,52 @@ def _rnn_stack(cell, params, x, h0, c0, num_layers, dirs, hidden, batch_first, w
         return (out if want_seq else None), hn, cn
     _LAST["cnt"], _LAST["expect"] = cnt, S * T
     _LAST["regs"] = (getattr(ck, "n_regs", None), getattr(ck, "n_spills", None))
-    if _Checked.first:
-        _Checked.first = False
-        if int(err.item()) != 0:
-            raise RuntimeError("persistent RNN kernel: inter-program barrier timed out "
-                               "(programs not co-resident?)")
+    _check_first("row", err, "persistent RNN kernel: inter-program barrier timed out (programs not co-resident?)")
     return (out if want_seq else None), hn, cn
 
 
-_STACKS = {}
+_DERIVED = {}
 
 
-def _stacked(params, num_layers):
-    """W_hh, W_ih (layers 1..), b_ih, b_hh of a unidirectional stack as contiguous [L, ...] tensors,
-    rebuilt only when a parameter changed (its storage or its in-place version)."""
-    flat = [p for l in range(num_layers) for p in params[l][0]]
-    key = tuple((p.data_ptr(), p._version) for p in flat)
-    hit = _STACKS.get(id(params[0][0][0]))
+def _derived(name, params, build):
+    """build(), cached under (name, first parameter) until a parameter changes (its storage or its
+    in-place version): the stacked or concatenated weights are rebuilt only when needed."""
+    key = tuple((p.data_ptr(), p._version) for p in params)
+    slot = (name, id(params[0]))
+    hit = _DERIVED.get(slot)
     if hit is None or hit[0] != key:
         with torch.no_grad():
-            st = (torch.stack([params[l][0][1] for l in range(num_layers)]).contiguous(),
-                  torch.stack([params[l][0][0] for l in range(1, num_layers)]).contiguous(),
-                  torch.stack([params[l][0][2] for l in range(num_layers)]).contiguous(),
-                  torch.stack([params[l][0][3] for l in range(num_layers)]).contiguous())
-        hit = (key, st)
-        _STACKS[id(params[0][0][0])] = hit
+            hit = (key, build())
+        _DERIVED[slot] = hit
     return hit[1]
 
 
-_BI = {}
+def _stacked(params, num_layers):
+    """W_hh, W_ih (layers 1..), b_ih, b_hh of a unidirectional stack as contiguous [L, ...] tensors."""
+    def build():
+        return (torch.stack([params[l][0][1] for l in range(num_layers)]).contiguous(),
+                torch.stack([params[l][0][0] for l in range(1, num_layers)]).contiguous(),
+                torch.stack([params[l][0][2] for l in range(num_layers)]).contiguous(),
+                torch.stack([params[l][0][3] for l in range(num_layers)]).contiguous())
+    return _derived("stack", [p for l in range(num_layers) for p in params[l][0]], build)
 
 
 def _bi_gate_operands(layer_params, ng, H):
     """[W_ih forward; W_ih reverse] and the matching biases (b_ih + b_hh, the GRU's b_hn left out)
-    for one bidirectional layer, rebuilt only when a parameter changed."""
-    flat = [p for d in range(2) for p in layer_params[d]]
-    key = tuple((p.data_ptr(), p._version) for p in flat)
-    hit = _BI.get(id(layer_params[0][0]))
-    if hit is None or hit[0] != key:
-        with torch.no_grad():
-            nb = 2 * H if ng == 3 else ng * H
-            bias = []
-            for d in range(2):
-                w_ih, w_hh, b_ih, b_hh = layer_params[d]
-                bd = b_ih.clone()
-                bd[:nb] += b_hh[:nb]
-                bias.append(bd)
-            hit = (key, (torch.cat([layer_params[0][0], layer_params[1][0]]).contiguous(), torch.cat(bias).contiguous()))
-        _BI[id(layer_params[0][0])] = hit
-    return hit[1]
+    for one bidirectional layer."""
+    nb = 2 * H if ng == 3 else ng * H
+
+    def build():
+        bias = []
+        for w_ih, w_hh, b_ih, b_hh in layer_params:
+            bd = b_ih.clone()
+            bd[:nb] += b_hh[:nb]
+            bias.append(bd)
+        return (torch.cat([layer_params[0][0], layer_params[1][0]]).contiguous(), torch.cat(bias).contiguous())
+    return _derived("bi", [p for d in range(2) for p in layer_params[d]], build)
 
 
-class _WaveChecked:
-    """Raises on the first wavefront call whose hand-off timed out (later calls poison with NaN)."""
-    first = True
-    warned = False
-
-
-def _wave_stack(ext, ng, params, x, h0, c0, L, B, T, H, batch_first, gi_st, gi_sb, out_st, out_sb, seq_shape,
+def _wave_stack(ext, ng, params, x, h0, c0, L, B, T, H, gi_st, gi_sb, out_st, out_sb, seq_shape,
                 want_seq, hn, cn):
     """All layers of a unidirectional stack in one launch (kwb_rnn_wave). None when the GPU cannot
     hold all its clusters at once (then the caller runs layer by layer)."""
@@ -512,16 +506,11 @@ def _wave_stack(ext, ng, params, x, h0, c0, L, B, T, H, batch_first, gi_st, gi_s
     got = ext.rnn_wave(ng, cs, nt, rows, gi0, gi_st, gi_sb, whh, wih, bih, bhh, h0, c0, hseq, prog, out, out_st,
                        out_sb, hn, cn, err, T, B, L, H, _CFG["wave_max_spin"])
     if got < 0:
-        if not _WaveChecked.warned:
-            _WaveChecked.warned = True
-            import warnings
-            warnings.warn("wavefront needs %d resident clusters; running layer by layer" % -got)
+        import warnings  # shown once per call site by Python's default filter
+        warnings.warn("wavefront needs %d resident clusters; running layer by layer" % -got)
         return None
     _LAST["wave_err"] = err
-    if _WaveChecked.first:
-        _WaveChecked.first = False
-        if int(err.item()) != 0:
-            raise RuntimeError("wavefront RNN kernel: a layer-to-layer hand-off timed out")
+    _check_first("wave", err, "wavefront RNN kernel: a layer-to-layer hand-off timed out")
     return (out if want_seq else None), hn, cn
 
 

@@ -519,6 +519,28 @@ kwb_rnn_wave(const float* __restrict__ gi0, long long gi_st, long long gi_sb,
     }
 }
 
+// Launch configuration of a grid of `blocks` CTAs in clusters of `cs` (attr must outlive cfg);
+// also sets the kernel attributes it needs (dynamic shared memory, non-portable cluster size).
+template <typename Kernel>
+static cudaLaunchConfig_t kwb_cluster_config(Kernel kern, int blocks, int threads, size_t smem, int cs,
+                                             cudaStream_t stream, cudaLaunchAttribute* attr)
+{
+    if (smem > 0) C10_CUDA_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    if (cs > 8) C10_CUDA_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(blocks, 1, 1);
+    cfg.blockDim = dim3(threads, 1, 1);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = stream;
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = cs;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    return cfg;
+}
+
 template <int G, int H, int CS, int NT, int R, int MODE>
 static void kwb_launch(int dirs, const float* gi0, const float* gi1, long long gi_st, long long gi_sb,
                        const float* w0, const float* w1, const float* bh0, const float* bh1,
@@ -526,26 +548,13 @@ static void kwb_launch(int dirs, const float* gi0, const float* gi1, long long g
                        float* hn, float* cn, int T, int B, cudaStream_t stream)
 {
     auto kern = kwb_rnn_layer<G, H, CS, NT, R, MODE>;
-    if (CS > 8) C10_CUDA_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(dirs * (B / R) * CS, 1, 1);
-    cfg.blockDim = dim3(NT, 1, 1);
-    cfg.dynamicSmemBytes = 0;
-    cfg.stream = stream;
     cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = CS;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
+    const cudaLaunchConfig_t cfg = kwb_cluster_config(kern, dirs * (B / R) * CS, NT, 0, CS, stream, attr);
     C10_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kern, gi0, gi1, gi_st, gi_sb, w0, w1, bh0, bh1, h0, c0, out, out_st,
                                       out_sb, hn, cn, T, B));
 }
 
-static const float* kwb_cptr(const c10::optional<torch::Tensor>& t) {
-    return (t.has_value() && t->defined() && t->numel() > 0) ? t->data_ptr<float>() : nullptr;
-}
+// An optional tensor's data, or null when it is absent or empty.
 static float* kwb_ptr(const c10::optional<torch::Tensor>& t) {
     return (t.has_value() && t->defined() && t->numel() > 0) ? t->data_ptr<float>() : nullptr;
 }
@@ -553,24 +562,23 @@ static float* kwb_ptr(const c10::optional<torch::Tensor>& t) {
 template <int G, int H, int CS, int NT, int R>
 static size_t kwb_wave_smem() { return (size_t)((2 + 4) * R * H + (H / CS) * G * H) * sizeof(float); }
 
+// Whether the GPU holds `needed` clusters of this wavefront instance at once, asked once per
+// instance and device (the statics are per template instance).
 template <int G, int H, int CS, int NT, int R>
-static cudaLaunchConfig_t kwb_wave_config(int L, int B, cudaStream_t stream, cudaLaunchAttribute* attr)
+static bool kwb_wave_fits(const cudaLaunchConfig_t& cfg, int needed)
 {
-    auto kern = kwb_rnn_wave<G, H, CS, NT, R>;
-    C10_CUDA_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kwb_wave_smem<G, H, CS, NT, R>()));
-    if (CS > 8) C10_CUDA_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(L * (B / R) * CS, 1, 1);
-    cfg.blockDim = dim3(NT, 1, 1);
-    cfg.dynamicSmemBytes = kwb_wave_smem<G, H, CS, NT, R>();
-    cfg.stream = stream;
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = CS;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    return cfg;
+    static int fits[64];
+    static bool known[64] = {};
+    int dev = 0;
+    C10_CUDA_CHECK(cudaGetDevice(&dev));
+    int n = 0;
+    if (dev < 64 && known[dev]) {
+        n = fits[dev];
+    } else {
+        C10_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&n, kwb_rnn_wave<G, H, CS, NT, R>, &cfg));
+        if (dev < 64) { fits[dev] = n; known[dev] = true; }
+    }
+    return n >= needed;
 }
 
 // The whole unidirectional stack in one launch (see kwb_rnn_wave). Returns the number of
@@ -593,15 +601,15 @@ int64_t rnn_wave(int64_t cell, int64_t cs, int64_t nt, int64_t rows,
     const int needed = (int)(L * (B / rows));
 #define KWB_WCASE(G_, CS_, NT_, R_) \
     if (cell == G_ && cs == CS_ && nt == NT_ && rows == R_) { \
+        auto kern = kwb_rnn_wave<G_, 256, CS_, NT_, R_>; \
         cudaLaunchAttribute attr[1]; \
-        cudaLaunchConfig_t cfg = kwb_wave_config<G_, 256, CS_, NT_, R_>((int)L, (int)B, st, attr); \
-        int fits = 0; \
-        C10_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&fits, kwb_rnn_wave<G_, 256, CS_, NT_, R_>, &cfg)); \
-        if (fits < needed) return -needed; \
-        C10_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kwb_rnn_wave<G_, 256, CS_, NT_, R_>, (const float*)gi0.data_ptr<float>(), \
+        const cudaLaunchConfig_t cfg = kwb_cluster_config(kern, needed * CS_, NT_, kwb_wave_smem<G_, 256, CS_, NT_, R_>(), \
+                                                          CS_, st, attr); \
+        if (!kwb_wave_fits<G_, 256, CS_, NT_, R_>(cfg, needed)) return -needed; \
+        C10_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kern, (const float*)gi0.data_ptr<float>(), \
             (long long)gi_st, (long long)gi_sb, (const float*)whh.data_ptr<float>(), (const float*)wih.data_ptr<float>(), \
             (const float*)bih.data_ptr<float>(), (const float*)bhh.data_ptr<float>(), (const float*)h0.data_ptr<float>(), \
-            kwb_cptr(c0), hseq.data_ptr<float>(), reinterpret_cast<unsigned*>(prog.data_ptr<int>()), kwb_ptr(out), \
+            kwb_ptr(c0), hseq.data_ptr<float>(), reinterpret_cast<unsigned*>(prog.data_ptr<int>()), kwb_ptr(out), \
             (long long)out_st, (long long)out_sb, kwb_ptr(hn), kwb_ptr(cn), err.data_ptr<int>(), (int)T, (int)B, (int)L, \
             (int)max_spin)); \
         return needed; }
@@ -627,7 +635,7 @@ void rnn_layer(int64_t cell, int64_t cs, int64_t nt, int64_t rows, int64_t mode,
     const c10::cuda::CUDAGuard guard(gi0.device());
     cudaStream_t st = at::cuda::getCurrentCUDAStream();
 #define KWB_ARGS (int)dirs, gi0.data_ptr<float>(), gi1.data_ptr<float>(), gi_st, gi_sb, w0.data_ptr<float>(), \
-    w1.data_ptr<float>(), bh0.data_ptr<float>(), bh1.data_ptr<float>(), h0.data_ptr<float>(), kwb_cptr(c0), \
+    w1.data_ptr<float>(), bh0.data_ptr<float>(), bh1.data_ptr<float>(), h0.data_ptr<float>(), kwb_ptr(c0), \
     kwb_ptr(out), out_st, out_sb, kwb_ptr(hn), kwb_ptr(cn), (int)T, (int)B, st
 #define KWB_CASE(G_, CS_, NT_, R_, M_) \
     if (cell == G_ && cs == CS_ && nt == NT_ && rows == R_ && mode == M_) { kwb_launch<G_, 256, CS_, NT_, R_, M_>(KWB_ARGS); return; }
@@ -644,11 +652,8 @@ int64_t max_active_clusters(int64_t cell, int64_t cs, int64_t nt, int64_t rows, 
 #define KWB_CASE(G_, CS_, NT_, R_, M_) \
     if (cell == G_ && cs == CS_ && nt == NT_ && rows == R_ && mode == M_) { \
         auto kern = kwb_rnn_layer<G_, 256, CS_, NT_, R_, M_>; \
-        if (CS_ > 8) C10_CUDA_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeNonPortableClusterSizeAllowed, 1)); \
-        cudaLaunchConfig_t cfg = {}; cfg.gridDim = dim3(CS_ * 64, 1, 1); cfg.blockDim = dim3(NT_, 1, 1); \
-        cudaLaunchAttribute attr[1]; attr[0].id = cudaLaunchAttributeClusterDimension; \
-        attr[0].val.clusterDim.x = CS_; attr[0].val.clusterDim.y = 1; attr[0].val.clusterDim.z = 1; \
-        cfg.attrs = attr; cfg.numAttrs = 1; \
+        cudaLaunchAttribute attr[1]; \
+        const cudaLaunchConfig_t cfg = kwb_cluster_config(kern, CS_ * 64, NT_, 0, CS_, nullptr, attr); \
         C10_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&n, kern, &cfg)); }
     KWB_INSTANCES
 #undef KWB_CASE
