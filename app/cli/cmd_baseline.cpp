@@ -29,14 +29,8 @@ int kwb::cli::runBaseline(const QStringList &args)
     const QCommandLineOption python(QStringLiteral("python"), QStringLiteral("Python interpreter for the worker"), QStringLiteral("PATH"));
     const QCommandLineOption json(QStringLiteral("json"), QStringLiteral("print the result as JSON"));
     p.addOptions({device, warmup, repeat, timeout, noCache, python, json});
-    if (!p.parse(QStringList{QStringLiteral("kwb baseline")} + args)) {
-        err() << "kwb baseline: " << p.errorText() << "\n";
-        return UsageError;
-    }
-    if (p.isSet(QStringLiteral("help"))) {
-        out() << p.helpText();
-        return Success;
-    }
+    if (const auto done = parseCommandLine(p, "baseline", args))
+        return *done;
     const QStringList pos = p.positionalArguments();
     if (pos.size() != 1) {
         err() << "kwb baseline: expected one TASK (see kwb baseline --help)\n";

@@ -53,14 +53,8 @@ int runEval(const QStringList &args)
     const QCommandLineOption python(QStringLiteral("python"), QStringLiteral("Python interpreter for the worker"), QStringLiteral("PATH"));
     const QCommandLineOption json(QStringLiteral("json"), QStringLiteral("print the result as JSON"));
     p.addOptions({device, trials, warmup, repeat, atol, rtol, timeout, compileTimeout, profile, noBaselines, python, json});
-    if (!p.parse(QStringList{QStringLiteral("kwb eval")} + args)) {
-        err() << "kwb eval: " << p.errorText() << "\n";
-        return UsageError;
-    }
-    if (p.isSet(QStringLiteral("help"))) {
-        out() << p.helpText();
-        return Success;
-    }
+    if (const auto done = parseCommandLine(p, "eval", args))
+        return *done;
     const QStringList pos = p.positionalArguments();
     if (pos.size() != 2) {
         err() << "kwb eval: expected TASK and CANDIDATE (see kwb eval --help)\n";

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // kwb run: the optimization pipeline, headless, with gates answered automatically or at the terminal.
 #include "commands.h"
+#include "optionreader.h"
 
 #include "env/locations.h"
 #include "eval/evaluator.h"
@@ -47,16 +48,8 @@ int runRun(const QStringList &args)
         {QStringLiteral("resume"), QStringLiteral("continue an interrupted run"), QStringLiteral("RUN_DIR")},
     });
     p.addHelpOption();
-    QStringList argv = args;
-    argv.prepend(QStringLiteral("kwb run"));
-    if (!p.parse(argv)) {
-        err() << "kwb run: " << p.errorText() << "\n";
-        return UsageError;
-    }
-    if (p.isSet(QStringLiteral("help"))) {
-        out() << p.helpText();
-        return Success;
-    }
+    if (const auto done = parseCommandLine(p, "run", args))
+        return *done;
     const QString resume = p.value(QStringLiteral("resume"));
     if (p.positionalArguments().size() != 1 && resume.isEmpty()) {
         err() << "kwb run: give one TASK (a file or a task name), or --resume RUN_DIR\n";

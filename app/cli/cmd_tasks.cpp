@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `kwb tasks [DIR...] [--json]`: the task library (shipped tasks/ plus the given folders).
 #include "commands.h"
+#include "optionreader.h"
 
 #include "tasks/taskindex.h"
 
@@ -21,14 +22,8 @@ int kwb::cli::runTasks(const QStringList &args)
     const QCommandLineOption noShipped(QStringLiteral("no-shipped"), QStringLiteral("leave out the shipped tasks"));
     p.addOption(json);
     p.addOption(noShipped);
-    if (!p.parse(QStringList{QStringLiteral("kwb tasks")} + args)) {
-        err() << "kwb tasks: " << p.errorText() << "\n";
-        return UsageError;
-    }
-    if (p.isSet(QStringLiteral("help"))) {
-        out() << p.helpText();
-        return Success;
-    }
+    if (const auto done = parseCommandLine(p, "tasks", args))
+        return *done;
 
     TaskIndex index(!p.isSet(noShipped));
     for (const QString &dir : p.positionalArguments()) {

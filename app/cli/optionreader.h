@@ -6,7 +6,24 @@
 #include <QCommandLineOption>
 #include <QCommandLineParser>
 
+#include <optional>
+
 namespace kwb::cli {
+
+/// Parses `kwb COMMAND ARGS...`. Empty when the command should go on; otherwise its exit code,
+/// after printing the parse error (UsageError) or the help asked for with --help (Success).
+inline std::optional<int> parseCommandLine(QCommandLineParser &p, const char *command, const QStringList &args)
+{
+    if (!p.parse(QStringList{QStringLiteral("kwb ") + QLatin1String(command)} + args)) {
+        err() << "kwb " << command << ": " << p.errorText() << "\n";
+        return UsageError;
+    }
+    if (p.isSet(QStringLiteral("help"))) {
+        out() << p.helpText();
+        return Success;
+    }
+    return std::nullopt;
+}
 
 /// Reads a sub-command's typed options and reports each bad value once, naming the command and the
 /// option; ok() tells whether every value read so far was good.
