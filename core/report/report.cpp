@@ -61,6 +61,18 @@ QList<Verdict> allVerdicts(const Candidate &c)
     return vs;
 }
 
+/// The note column of the candidate tables: the failure reason first, then the candidate's note
+/// and a gate override's reason.
+QString noteOf(const Candidate &c)
+{
+    QString note = c.note;
+    if (c.eval && !c.eval->correct() && !c.eval->reason.isEmpty())
+        note = c.eval->reason + (note.isEmpty() ? QString() : QStringLiteral("; ") + note);
+    if (!c.overrideReason.isEmpty())
+        note += QStringLiteral(" (override: %1)").arg(c.overrideReason);
+    return note;
+}
+
 QString statusText(const Candidate &c)
 {
     if (c.status == CandidateStatus::Evaluated && c.eval)
@@ -339,11 +351,7 @@ QString mdTable(const Run &run)
         const Candidate &c = *r.candidate;
         const bool lat = hasLatency(c);
         const EvalResult *e = c.eval ? &*c.eval : nullptr;
-        QString note = c.note;
-        if (e && !e->correct() && !e->reason.isEmpty())
-            note = e->reason + (note.isEmpty() ? QString() : QStringLiteral("; ") + note);
-        if (!c.overrideReason.isEmpty())
-            note += QStringLiteral(" (override: %1)").arg(c.overrideReason);
+        const QString note = noteOf(c);
         // Cells are joined, not substituted with chained arg(): a label containing "%1" stays as it is.
         const QStringList cells{c.id,
                                 c.parentId.isEmpty() ? QStringLiteral("-") : c.parentId,
@@ -622,11 +630,7 @@ QString renderHtml(const Run &run)
         const Candidate &c = *r.candidate;
         const bool lat = hasLatency(c);
         const EvalResult *e = c.eval ? &*c.eval : nullptr;
-        QString note = c.note;
-        if (e && !e->correct() && !e->reason.isEmpty())
-            note = e->reason + (note.isEmpty() ? QString() : QStringLiteral("; ") + note);
-        if (!c.overrideReason.isEmpty())
-            note += QStringLiteral(" (override: %1)").arg(c.overrideReason);
+        const QString note = noteOf(c);
         s += QStringLiteral("<tr><td>%1%2</td><td>%3</td><td>%4</td><td class=\"%5\">%6 %7</td>")
                  .arg(QString(r.depth * 2, u' '), h(c.id), toName(c.kind), h(c.label), cssClass(c, bestId), h(markOf(c, bestId)),
                       h(statusText(c)));
