@@ -29,11 +29,10 @@ _CFG = {"backend": "cuda",
         "cuda_gru_uni": (8, 256, 1, 4), "cuda_gru_bi": (4, 512, 1, 4),
         "cuda_lstm_uni": (8, 256, 1, 4), "cuda_lstm_bi": (8, 256, 2, 4),
         "gru_uni": (8, 8), "gru_bi": (4, 16), "lstm_uni": (8, 16), "lstm_bi": (4, 16),
-        # wave: unidirectional stacks run all layers in one launch (kwb_rnn_wave), layer l+1
-        # trailing layer l by a few steps; wave_<cell> = (CS, NT, R rows per cluster).
-        # Measured on the H100: faster for the LSTM (3.40 vs 3.69 ms, task 37), no faster for the GRU
-        # (3.0-3.1 vs 2.9-3.2 ms, task 39): about 5.5 us per wave step against 0.76 us per layer step.
-        "wave": ("lstm",), "wave_gru": (8, 256, 5), "wave_lstm": (8, 256, 5), "wave_max_spin": 1 << 22,
+        # wave: unidirectional stacks run all layers in one launch (kwb_rnn_wave), input gates
+        # included, layer l+1 trailing layer l by a few steps; wave_<cell> = (CS, NT, R rows per
+        # cluster).
+        "wave": ("gru", "lstm"), "wave_gru": (8, 256, 5), "wave_lstm": (8, 256, 5), "wave_max_spin": 1 << 22,
         "gemm": (128, 128, 32, 8, 2), "bi_fused_gemm": ("lstm",),  # input-gate GEMM tiles: BM, BN, BK, warps, stages
         "cooperative": True, "max_spin": 1 << 22}
 _LAST = {}  # the benchmark reads the last launch's barrier counters from here (sanity check)
@@ -99,26 +98,16 @@ __device__ __forceinline__ void kwb_load_w(float (&wreg)[G][KS], const float* w,
         }
 }
 
-// acc[r][g] = sum over this thread's k slice of W[g] * h[r] (h from shared memory, interleaved
-// float4 chunks v*TPU + q), then a butterfly over the TPU lanes of the group: every lane ends with
-// the same (bit-identical) sums. W comes from registers (wreg) or shared memory (ws, rows of H).
-template <int G, int H, int R, int TPU, int KS, bool kSmemW>
-__device__ __forceinline__ void kwb_matvec(float (&acc)[R][G], const float (&wreg)[G][KS], const float* ws,
-                                           const float* h, int q)
+// part[v % NA][r][g] += this thread's k slice of W[g] . h[r] (h from shared memory, interleaved
+// float4 chunks v*TPU + q), no reduction across the lanes of the group; NA independent
+// accumulator chains hide the 4-cycle FMA latency when R*G chains alone are too few. W comes from
+// registers (wreg) or shared memory (ws, rows of H).
+template <int G, int H, int R, int TPU, int KS, bool kSmemW, int NA>
+__device__ __forceinline__ void kwb_dot(float (&part)[NA][R][G], const float (&wreg)[G][KS], const float* ws,
+                                        const float* h, int q)
 {
-    constexpr int KV = KS / 4;
-    // NA independent accumulator chains per (row, gate) hide the 4-cycle FMA latency when R*G
-    // chains alone are too few.
-    constexpr int NA = (R * G >= 6 || KV < 2) ? 1 : 2;
-    float part[NA][R][G];
 #pragma unroll
-    for (int a = 0; a < NA; ++a)
-#pragma unroll
-        for (int r = 0; r < R; ++r)
-#pragma unroll
-            for (int g = 0; g < G; ++g) part[a][r][g] = 0.0f;
-#pragma unroll
-    for (int v = 0; v < KV; ++v) {
+    for (int v = 0; v < KS / 4; ++v) {
         float4 wv[G];
 #pragma unroll
         for (int g = 0; g < G; ++g) {
@@ -140,6 +129,32 @@ __device__ __forceinline__ void kwb_matvec(float (&acc)[R][G], const float (&wre
             }
         }
     }
+}
+
+// Butterfly over the TPU lanes of a group: every lane ends with the same (bit-identical) sums.
+template <int N, int TPU>
+__device__ __forceinline__ void kwb_group_sum(float* acc)
+{
+#pragma unroll
+    for (int off = TPU / 2; off > 0; off >>= 1)
+#pragma unroll
+        for (int i = 0; i < N; ++i) acc[i] += __shfl_xor_sync(0xffffffffu, acc[i], off);
+}
+
+// acc[r][g] = sum over the group's lanes of W[g] . h[r].
+template <int G, int H, int R, int TPU, int KS, bool kSmemW>
+__device__ __forceinline__ void kwb_matvec(float (&acc)[R][G], const float (&wreg)[G][KS], const float* ws,
+                                           const float* h, int q)
+{
+    constexpr int NA = (R * G >= 6 || KS < 8) ? 1 : 2;
+    float part[NA][R][G];
+#pragma unroll
+    for (int a = 0; a < NA; ++a)
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+#pragma unroll
+            for (int g = 0; g < G; ++g) part[a][r][g] = 0.0f;
+    kwb_dot<G, H, R, TPU, KS, kSmemW, NA>(part, wreg, ws, h, q);
 #pragma unroll
     for (int r = 0; r < R; ++r)
 #pragma unroll
@@ -148,12 +163,7 @@ __device__ __forceinline__ void kwb_matvec(float (&acc)[R][G], const float (&wre
 #pragma unroll
             for (int a = 1; a < NA; ++a) acc[r][g] += part[a][r][g];
         }
-#pragma unroll
-    for (int off = TPU / 2; off > 0; off >>= 1)
-#pragma unroll
-        for (int r = 0; r < R; ++r)
-#pragma unroll
-            for (int g = 0; g < G; ++g) acc[r][g] += __shfl_xor_sync(0xffffffffu, acc[r][g], off);
+    kwb_group_sum<R * G, TPU>(&acc[0][0]);
 }
 
 // One cell update from input gates x (x W_ih^T + biases) and recurrent sums a (W_hh h).
@@ -372,48 +382,65 @@ kwb_rnn_layer(const float* __restrict__ gi0, const float* __restrict__ gi1, long
 }
 
 // Wavefront across layers (unidirectional stacks): ONE launch runs all L layers. Cluster
-// (layer l, group of R batch rows) runs layer l's time loop exactly like kwb_rnn_layer (W_hh in
-// registers, h exchanged through DSMEM with st.async + mbarrier). Layer 0 reads its input gates
-// from the GEMM; a layer l > 0 computes them itself from the layer below's h(t), with its W_ih
-// slice in shared memory, during the time it would otherwise wait for the exchange. Layer l
-// publishes h(t) to global memory (hseq) and then a release increment of its row group's
-// counter; layer l+1 polls that counter (acquire) a few steps ahead. Layer l+1 so trails layer l
-// by a few steps and the serial chain is about T + 4L steps instead of L*T. No layer ever waits
+// (layer l, group of R batch rows) runs layer l's time loop like kwb_rnn_layer (W_hh in
+// registers, h exchanged through DSMEM with st.async + mbarrier). Every layer computes its own
+// input gates, W_ih slice in shared memory (zero-padded to K = H), from its input x(t): the
+// model's input for layer 0, the layer below's h(t) for the others. That product runs for step
+// t+1 while the exchange of h(t) is in flight, and its per-lane partial sums go straight into the
+// next step's W_hh sums (one butterfly for both; the GRU's n gate keeps its own, b_hn sits inside
+// r * (...)). Layer l stores h(t) into hseq with relaxed gpu-scope stores; hseq is filled with a
+// sentinel (0xffffffff, a NaN no arithmetic produces) before the launch, and layer l+1 reads each
+// of its x values with relaxed gpu-scope loads until the value is no longer the sentinel: no
+// counter, no fence, no thread waits for another thread's hand-off. Layer l+1 so trails layer l
+// by a few steps and the serial chain is about T + 3L steps instead of L*T. No layer ever waits
 // for a layer above it, and all clusters must be resident at once (the spin is bounded: a lost
 // hand-off sets *err and poisons the outputs with NaN instead of hanging the GPU).
+__device__ __forceinline__ float kwb_ld_relaxed(const float* p)
+{
+    float v;
+    asm volatile("ld.relaxed.gpu.global.f32 %0, [%1];" : "=f"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ void kwb_st_relaxed(float* p, float v)
+{
+    asm volatile("st.relaxed.gpu.global.f32 [%0], %1;" :: "l"(p), "f"(v) : "memory");
+}
+constexpr unsigned kKwbSentinel = 0xffffffffu;
+
 template <int G, int H, int CS, int NT, int R>
 __global__ void __launch_bounds__(NT, 1)
-kwb_rnn_wave(const float* __restrict__ gi0, long long gi_st, long long gi_sb,
-             const float* __restrict__ whh, const float* __restrict__ wih,
+kwb_rnn_wave(const float* __restrict__ x, long long x_st, long long x_sb, int K0,
+             const float* __restrict__ wih0, const float* __restrict__ whh, const float* __restrict__ wih,
              const float* __restrict__ bih, const float* __restrict__ bhh,
-             const float* __restrict__ h0, const float* __restrict__ c0,
-             float* __restrict__ hseq, unsigned* __restrict__ prog,
+             const float* __restrict__ h0, const float* __restrict__ c0, float* hseq,
              float* __restrict__ out, long long out_st, long long out_sb,
              float* __restrict__ hn, float* __restrict__ cn, int* __restrict__ err,
              int T, int B, int L, int max_spin)
 {
+    // x: the model's input, x(t)[b][k] at x[t*x_st + b*x_sb + k], k < K0 <= H; wih0 [G*H][K0];
     // whh [L][G*H][H]; wih [L-1][G*H][H] (layers 1..L-1); bih, bhh [L][G*H]; h0, c0, hn, cn
-    // [L][B][H]; hseq [L-1][T][B][H] (h of layers 0..L-2); prog [L-1][B/R] counters, 32 apart.
+    // [L][B][H]; hseq [L-1][T][B][H] (h of layers 0..L-2, sentinel-filled).
     constexpr int U = H / CS;
     constexpr int TPU = NT / U;
     constexpr int KS = H / TPU;
-    constexpr int NX = 4;                       // ring of layer-input buffers (x(t) = h_{l-1}(t))
+    constexpr int NX = 4;                       // ring of layer-input buffers x(t)
     constexpr int XPT = R * H / NT;             // x elements each thread stages per step
+    constexpr int NN = G == 3 ? 1 : 0;          // GRU: the n gate's input sum stays apart
     static_assert(H % CS == 0 && NT % U == 0 && TPU <= 32 && (TPU & (TPU - 1)) == 0, "layout");
     static_assert(KS % 4 == 0 && (R * H) % NT == 0, "k slice / staging");
     extern __shared__ __align__(16) float smem[];
     float* hs = smem;                           // [2][R][H]   h(t-1) of this layer
-    float* xs = hs + 2 * R * H;                 // [NX][R][H]  x(t) ring (layers > 0)
-    float* wis = xs + NX * R * H;               // [U][G][H]   this CTA's W_ih rows (layers > 0)
+    float* xs = hs + 2 * R * H;                 // [NX][R][H]  x(t) ring
+    float* wis = xs + NX * R * H;               // [U][G][H]   this CTA's W_ih rows
     __shared__ __align__(8) unsigned long long mbar[2];
+    __shared__ int s_failed;
 
     cg::cluster_group cluster = cg::this_cluster();
     const int rank = (int)cluster.block_rank();
     const int cid = blockIdx.x / CS;
     const int groups = B / R;
     const int l = cid / groups;
-    const int grp = cid % groups;
-    const int b0 = grp * R;
+    const int b0 = (cid % groups) * R;
     const int tid = threadIdx.x;
     const int q = tid % TPU;
     const int ul = tid / TPU;
@@ -423,7 +450,7 @@ kwb_rnn_wave(const float* __restrict__ gi0, long long gi_st, long long gi_sb,
     float wreg[G][KS];
     kwb_load_w<G, H, TPU, KS>(wreg, whh + l * GH * H, j, q);
     const float bhn = (G == 3) ? bhh[l * GH + 2 * H + j] : 0.0f;
-    float bin[G];  // input-gate biases (layers > 0): b_ih + b_hh (the GRU's b_hn stays inside r * (...))
+    float bin[G];  // input-gate biases: b_ih + b_hh (the GRU's b_hn stays inside r * (...))
 #pragma unroll
     for (int g = 0; g < G; ++g)
         bin[g] = bih[l * GH + g * H + j] + ((G == 4 || g < 2) ? bhh[l * GH + g * H + j] : 0.0f);
@@ -435,124 +462,111 @@ kwb_rnn_wave(const float* __restrict__ gi0, long long gi_st, long long gi_sb,
         cown[r] = (G == 4) ? c0[(long long)(l * B + b0 + r) * H + j] : 0.0f;
     }
     for (int i = tid; i < R * H; i += NT) hs[i] = h0[(long long)(l * B + b0 + i / H) * H + (i % H)];
-    if (l > 0)
-        for (int i = tid; i < U * G * H; i += NT) {
-            const int u = i / (G * H), g = (i / H) % G, k = i % H;
-            wis[i] = wih[((long long)(l - 1) * GH + g * H + rank * U + u) * H + k];
-        }
+    const int kin = l == 0 ? K0 : H;
+    for (int i = tid; i < U * G * H; i += NT) {
+        const int u = i / (G * H), g = (i / H) % G, k = i % H;
+        const long long row = g * H + rank * U + u;
+        wis[i] = k >= kin ? 0.0f : (l == 0 ? wih0[row * K0 + k] : wih[((long long)(l - 1) * GH + row) * H + k]);
+    }
+    if (tid == 0) s_failed = 0;
 
     constexpr unsigned kBytes = R * H * 4;
     KwbExchange<CS> ex;
     ex.init(hs, &mbar[0], tid, T, kBytes);
 
-    // Hand-off between layers, all through thread 0 of each CTA (an acquire or release costs a
-    // fence: one thread pays it, off the critical path, and the per-step __syncthreads orders the
-    // other threads' loads after the acquire and their stores before the release):
-    //   step s: thread 0 releases h(s-1) (stored by the q == 0 lanes before this step's barrier),
-    //           all threads stage x(s+2) into the ring and load x(s+3) (whose arrival thread 0
-    //           acquired during step s-1), thread 0 acquires x(s+4), everyone computes the input
-    //           gates of time s+1.
-    __shared__ int s_failed;
-    bool failed = false;
-    const unsigned* in_cnt = l > 0 ? prog + ((l - 1) * groups + grp) * 32 : nullptr;
-    unsigned* out_cnt = prog + (l * groups + grp) * 32;
-    auto poll_input = [&](int tau) {  // thread 0 only; bounded
-        if (tau >= T || s_failed) return;
-        const unsigned target = CS * (unsigned)(tau + 1);
-        unsigned v = 0;
-        for (int it = 0;; ++it) {
-            asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(in_cnt) : "memory");
-            if (v >= target) break;
-            if (it >= max_spin) { s_failed = 1; atomicOr(err, 1); break; }
-        }
-    };
-    auto publish = [&]() {  // thread 0 only: one more step of this CTA's h is in hseq
-        asm volatile("red.release.gpu.global.add.u32 [%0], 1;" :: "l"(out_cnt) : "memory");
-    };
-    float xl[XPT];  // x(tau) on its way from global memory to the ring
+    // x(tau) on its way from global memory to the ring: loaded one step before it is staged.
+    float xl[XPT];
+    const float* xin = l > 0 ? hseq + (long long)(l - 1) * T * B * H : nullptr;
     auto load_input = [&](int tau) {
         if (tau >= T) return;
 #pragma unroll
         for (int e = 0; e < XPT; ++e) {
-            const int i = tid + e * NT;
-            xl[e] = __ldcg(hseq + (((long long)(l - 1) * T + tau) * B + b0 + i / H) * H + (i % H));
+            const int i = tid + e * NT, r = i / H, k = i % H;
+            if (l == 0)
+                xl[e] = k < K0 ? __ldg(x + tau * x_st + (long long)(b0 + r) * x_sb + k) : 0.0f;
+            else
+                xl[e] = kwb_ld_relaxed(xin + ((long long)tau * B + b0 + r) * H + k);
         }
     };
     auto store_input = [&](int tau) {
         if (tau >= T) return;
 #pragma unroll
-        for (int e = 0; e < XPT; ++e) xs[(tau % NX) * R * H + tid + e * NT] = xl[e];
+        for (int e = 0; e < XPT; ++e) {
+            if (l > 0 && __float_as_uint(xl[e]) == kKwbSentinel) {  // not there yet: wait for it
+                const int i = tid + e * NT;
+                const float* p = xin + ((long long)tau * B + b0 + i / H) * H + (i % H);
+                for (int it = 0; __float_as_uint(xl[e]) == kKwbSentinel; ++it) {
+                    if (it >= max_spin || *(volatile int*)&s_failed) {
+                        s_failed = 1;
+                        atomicExch(err, 1);
+                        xl[e] = 0.0f;
+                        break;
+                    }
+                    xl[e] = kwb_ld_relaxed(p);
+                }
+            }
+            xs[(tau % NX) * R * H + tid + e * NT] = xl[e];
+        }
     };
-    float gcur[R][G], gnext[R][G];
-    auto input_gates = [&](int tau, float (&gt)[R][G]) {
-        kwb_matvec<G, H, R, TPU, KS, true>(gt, wreg, wis + ul * G * H, xs + (tau % NX) * R * H, q);
+    // Input-gate partial sums of step tau (this lane's k slice, not yet summed over the group):
+    // pin for the gates that add to W_hh h, xn (summed) for the GRU's n gate.
+    float pin[1][R][G], xn[R];
+    auto input_partials = [&](int tau) {
 #pragma unroll
         for (int r = 0; r < R; ++r)
 #pragma unroll
-            for (int g = 0; g < G; ++g) gt[r][g] += bin[g];
-    };
-    auto gemm_gates = [&](int tau, float (&gt)[R][G]) {  // layer 0: from the GEMM
-        const int t = tau < T ? tau : T - 1;
+            for (int g = 0; g < G; ++g) pin[0][r][g] = 0.0f;
+        kwb_dot<G, H, R, TPU, KS, true, 1>(pin, wreg, wis + ul * G * H, xs + (tau % NX) * R * H, q);
+        if (NN) {
 #pragma unroll
-        for (int r = 0; r < R; ++r)
-#pragma unroll
-            for (int g = 0; g < G; ++g) gt[r][g] = __ldg(gi0 + t * gi_st + (long long)(b0 + r) * gi_sb + g * H + j);
+            for (int r = 0; r < R; ++r) { xn[r] = pin[0][r][G - 1]; pin[0][r][G - 1] = 0.0f; }
+            kwb_group_sum<R, TPU>(xn);
+        }
     };
 
-    if (tid == 0) s_failed = 0;
     __syncthreads();
-    if (l > 0) {
-        if (tid == 0) poll_input(2);
-        __syncthreads();
-        load_input(0); store_input(0);
-        load_input(1); store_input(1);
-        load_input(2);
-        if (tid == 0) poll_input(3);
-    }
+    load_input(0); store_input(0);
+    load_input(1); store_input(1);
+    load_input(2);
     __syncthreads();
-    if (l > 0) input_gates(0, gcur); else gemm_gates(0, gcur);
+    input_partials(0);
     cluster.sync();  // every CTA runs, its h0, W_ih slice and mbarriers are in place
 
     for (int step = 0; step < T; ++step) {
         const int slot = step & 1;
         if (step > 0) ex.template wait<false>(step, tid, T, kBytes);
-        __syncthreads();  // orders the staging (layers > 0) and the hseq stores (layers < L-1)
-        failed = s_failed != 0;
-        if (l == 0) gemm_gates(step + 1, gnext);  // its latency hides behind this step's work
-        float acc[R][G];
-        kwb_matvec<G, H, R, TPU, KS, false>(acc, wreg, nullptr, hs + slot * R * H, q);
+        __syncthreads();  // orders the staging of x(step+1)
+        const bool failed = s_failed != 0;
+        float acc[1][R][G];
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+#pragma unroll
+            for (int g = 0; g < G; ++g) acc[0][r][g] = pin[0][r][g];
+        kwb_dot<G, H, R, TPU, KS, false, 1>(acc, wreg, nullptr, hs + slot * R * H, q);
+        kwb_group_sum<R * G, TPU>(&acc[0][0][0]);
         float hnew[R];
 #pragma unroll
         for (int r = 0; r < R; ++r) {
-            hnew[r] = kwb_cell<G>(gcur[r], acc[r], bhn, hown[r], cown[r]);
+            float xg[G];
+#pragma unroll
+            for (int g = 0; g < G; ++g) xg[g] = bin[g] + ((NN && g == G - 1) ? xn[r] : 0.0f);
+            hnew[r] = kwb_cell<G>(xg, acc[0][r], bhn, hown[r], cown[r]);
             if (failed) hnew[r] = __int_as_float(0x7fc00000);
             hown[r] = hnew[r];
         }
         if (step + 1 < T) kwb_push_h<H, CS, R, TPU>(hnew, ex.rem_s, ex.rem_b, tid, q, rank, (slot ^ 1) * R * H, (slot ^ 1) * 8);
-        if (l < L - 1) {  // h(step) for the layer above; released at the next step
-            if (q == 0) {
+        if (q == 0) {
+            if (l < L - 1) {  // h(step) for the layer above
 #pragma unroll
-                for (int r = 0; r < R; ++r) __stcg(hseq + (((long long)l * T + step) * B + b0 + r) * H + j, hnew[r]);
+                for (int r = 0; r < R; ++r) kwb_st_relaxed(hseq + (((long long)l * T + step) * B + b0 + r) * H + j, hnew[r]);
+            } else if (out != nullptr) {
+#pragma unroll
+                for (int r = 0; r < R; ++r) out[step * out_st + (long long)(b0 + r) * out_sb + j] = hnew[r];
             }
-            if (tid == 0 && step > 0) publish();  // h(step-1)
-        } else if (out != nullptr && q == 0) {
-#pragma unroll
-            for (int r = 0; r < R; ++r) out[step * out_st + (long long)(b0 + r) * out_sb + j] = hnew[r];
         }
-        if (l > 0) {
-            store_input(step + 2);
-            load_input(step + 3);
-            if (tid == 0) poll_input(step + 4);
-            if (step + 1 < T) input_gates(step + 1, gnext);
-        }
-#pragma unroll
-        for (int r = 0; r < R; ++r)
-#pragma unroll
-            for (int g = 0; g < G; ++g) gcur[r][g] = gnext[r][g];
-    }
-    if (l < L - 1) {
-        __syncthreads();
-        if (tid == 0) publish();  // h(T-1)
+        store_input(step + 2);
+        load_input(step + 3);
+        if (step + 1 < T) input_partials(step + 1);
     }
     cluster.sync();
     if (q == 0) {
@@ -626,22 +640,26 @@ static bool kwb_wave_fits(const cudaLaunchConfig_t& cfg, int needed)
     return n >= needed;
 }
 
-// The whole unidirectional stack in one launch (see kwb_rnn_wave). Returns the number of
-// clusters the launch needs; it refuses (returns -needed) when the GPU cannot hold them all.
+// The whole unidirectional stack in one launch (see kwb_rnn_wave). hseq must hold the sentinel
+// (every word 0xffffffff) and err 0. Returns the number of clusters the launch needs; it refuses
+// (returns -needed) when the GPU cannot hold them all.
 int64_t rnn_wave(int64_t cell, int64_t cs, int64_t nt, int64_t rows,
-                 torch::Tensor gi0, int64_t gi_st, int64_t gi_sb, torch::Tensor whh, torch::Tensor wih,
+                 torch::Tensor x, int64_t x_st, int64_t x_sb, torch::Tensor wih0, torch::Tensor whh, torch::Tensor wih,
                  torch::Tensor bih, torch::Tensor bhh, torch::Tensor h0, c10::optional<torch::Tensor> c0,
-                 torch::Tensor hseq, torch::Tensor prog, c10::optional<torch::Tensor> out, int64_t out_st, int64_t out_sb,
+                 torch::Tensor hseq, c10::optional<torch::Tensor> out, int64_t out_st, int64_t out_sb,
                  c10::optional<torch::Tensor> hn, c10::optional<torch::Tensor> cn, torch::Tensor err,
                  int64_t T, int64_t B, int64_t L, int64_t H, int64_t max_spin)
 {
     TORCH_CHECK(H == 256, "cluster RNN kernel is built for hidden size 256, got ", H);
     TORCH_CHECK(B % rows == 0, "batch ", B, " is not a multiple of rows per cluster ", rows);
     TORCH_CHECK(L >= 2, "the wavefront needs at least two layers");
-    for (const auto* t : {&gi0, &whh, &wih, &bih, &bhh, &h0, &hseq})
+    const int64_t K0 = wih0.size(1);
+    TORCH_CHECK(K0 <= H && x.size(-1) == K0 && x.stride(-1) == 1, "layer-0 input size ", K0, " must be <= ", H);
+    for (const auto* t : {&wih0, &whh, &wih, &bih, &bhh, &h0, &hseq})
         TORCH_CHECK(t->is_cuda() && t->scalar_type() == torch::kFloat32 && t->is_contiguous(), "fp32 contiguous CUDA tensors");
-    TORCH_CHECK(prog.scalar_type() == torch::kInt32 && err.scalar_type() == torch::kInt32, "int32 counters");
-    const c10::cuda::CUDAGuard guard(gi0.device());
+    TORCH_CHECK(x.is_cuda() && x.scalar_type() == torch::kFloat32, "fp32 CUDA input");
+    TORCH_CHECK(err.scalar_type() == torch::kInt32, "int32 error flag");
+    const c10::cuda::CUDAGuard guard(x.device());
     cudaStream_t st = at::cuda::getCurrentCUDAStream();
     const int needed = (int)(L * (B / rows));
 #define KWB_WCASE(G_, CS_, NT_, R_) \
@@ -651,10 +669,10 @@ int64_t rnn_wave(int64_t cell, int64_t cs, int64_t nt, int64_t rows,
         const cudaLaunchConfig_t cfg = kwb_cluster_config(kern, needed * CS_, NT_, kwb_wave_smem<G_, 256, CS_, NT_, R_>(), \
                                                           CS_, st, attr); \
         if (!kwb_wave_fits<G_, 256, CS_, NT_, R_>(cfg, needed)) return -needed; \
-        C10_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kern, (const float*)gi0.data_ptr<float>(), \
-            (long long)gi_st, (long long)gi_sb, (const float*)whh.data_ptr<float>(), (const float*)wih.data_ptr<float>(), \
-            (const float*)bih.data_ptr<float>(), (const float*)bhh.data_ptr<float>(), (const float*)h0.data_ptr<float>(), \
-            kwb_ptr(c0), hseq.data_ptr<float>(), reinterpret_cast<unsigned*>(prog.data_ptr<int>()), kwb_ptr(out), \
+        C10_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kern, (const float*)x.data_ptr<float>(), (long long)x_st, \
+            (long long)x_sb, (int)K0, (const float*)wih0.data_ptr<float>(), (const float*)whh.data_ptr<float>(), \
+            (const float*)wih.data_ptr<float>(), (const float*)bih.data_ptr<float>(), (const float*)bhh.data_ptr<float>(), \
+            (const float*)h0.data_ptr<float>(), (const float*)kwb_ptr(c0), hseq.data_ptr<float>(), kwb_ptr(out), \
             (long long)out_st, (long long)out_sb, kwb_ptr(hn), kwb_ptr(cn), err.data_ptr<int>(), (int)T, (int)B, (int)L, \
             (int)max_spin)); \
         return needed; }
@@ -716,9 +734,9 @@ void rnn_layer(int64_t cell, int64_t cs, int64_t nt, int64_t rows, int64_t mode,
                c10::optional<torch::Tensor> hn, c10::optional<torch::Tensor> cn, int64_t T, int64_t B, int64_t H);
 int64_t max_active_clusters(int64_t cell, int64_t cs, int64_t nt, int64_t rows, int64_t mode);
 int64_t rnn_wave(int64_t cell, int64_t cs, int64_t nt, int64_t rows,
-                 torch::Tensor gi0, int64_t gi_st, int64_t gi_sb, torch::Tensor whh, torch::Tensor wih,
+                 torch::Tensor x, int64_t x_st, int64_t x_sb, torch::Tensor wih0, torch::Tensor whh, torch::Tensor wih,
                  torch::Tensor bih, torch::Tensor bhh, torch::Tensor h0, c10::optional<torch::Tensor> c0,
-                 torch::Tensor hseq, torch::Tensor prog, c10::optional<torch::Tensor> out, int64_t out_st, int64_t out_sb,
+                 torch::Tensor hseq, c10::optional<torch::Tensor> out, int64_t out_st, int64_t out_sb,
                  c10::optional<torch::Tensor> hn, c10::optional<torch::Tensor> cn, torch::Tensor err,
                  int64_t T, int64_t B, int64_t L, int64_t H, int64_t max_spin);
 '''
@@ -1000,12 +1018,13 @@ def _gate_gemm(a2d, w, b1, b2, nb2):
 _CHECKED = set()
 
 
-def _check_first(kind, err, message):
-    """On the first call of each kind, raises if the launch flagged a timed-out spin in `err`.
-    Later calls poison their outputs with NaN instead, so no host sync sits in the timed path."""
+def _check_first(kind, err, message, ok=0):
+    """On the first call of each kind, raises if the launch flagged a timed-out spin in `err`
+    (any value but `ok`). Later calls poison their outputs with NaN instead, so no host sync sits
+    in the timed path."""
     if kind not in _CHECKED:
         _CHECKED.add(kind)
-        if int(err.item()) != 0:
+        if int(err.item()) != ok:
             raise RuntimeError(message)
 
 
@@ -1061,7 +1080,8 @@ def _rnn_stack(cell, params, x, h0, c0, num_layers, dirs, hidden, batch_first, w
         out_st, out_sb = B * dirs * H, dirs * H
         seq_shape = (T, B, dirs * H)
     if cuda and dirs == 1 and num_layers >= 2 and cell in (_CFG.get("wave") or ()):
-        res = _wave_stack(ext, ng, params, x, h0, c0, num_layers, B, T, H, gi_st, gi_sb,
+        x_st, x_sb = (x.shape[-1], T * x.shape[-1]) if batch_first else (B * x.shape[-1], x.shape[-1])
+        res = _wave_stack(ext, ng, params, x, h0, c0, num_layers, B, T, H, x_st, x_sb,
                           out_st, out_sb, seq_shape, want_seq, hn, cn)
         if res is not None:
             return res
@@ -1158,29 +1178,31 @@ def _bi_gate_operands(layer_params, ng, H):
     return _derived("bi", [p for d in range(2) for p in layer_params[d]], build)
 
 
-def _wave_stack(ext, ng, params, x, h0, c0, L, B, T, H, gi_st, gi_sb, out_st, out_sb, seq_shape,
+def _wave_stack(ext, ng, params, x, h0, c0, L, B, T, H, x_st, x_sb, out_st, out_sb, seq_shape,
                 want_seq, hn, cn):
-    """All layers of a unidirectional stack in one launch (kwb_rnn_wave). None when the GPU cannot
-    hold all its clusters at once (then the caller runs layer by layer)."""
+    """All layers of a unidirectional stack in one launch (kwb_rnn_wave), the input gates of every
+    layer included. None when the GPU cannot hold all its clusters at once or the input is wider
+    than the hidden size (then the caller runs layer by layer)."""
     cs, nt, rows = _CFG["wave_gru" if ng == 3 else "wave_lstm"]
-    if B % rows:
+    if B % rows or x.shape[-1] > H:
         return None
     dev = x.device
     whh, wih, bih, bhh = _stacked(params, L)
-    nb2 = 2 * H if ng == 3 else 4 * H
-    gi0 = _gate_gemm(x.view(-1, x.shape[-1]), params[0][0][0], params[0][0][2], params[0][0][3], nb2)
-    hseq = torch.empty((L - 1, T, B, H), device=dev, dtype=torch.float32)
-    prog = torch.zeros(((L - 1) * (B // rows) * 32,), device=dev, dtype=torch.int32)
-    err = torch.zeros((1,), device=dev, dtype=torch.int32)
+    # h of layers 0..L-2 plus the error flag, one buffer: every word starts as the sentinel
+    # 0xffffffff (-1), which the kernel waits to see replaced; the flag stays -1 unless a spin
+    # timed out.
+    n = (L - 1) * T * B * H
+    buf = torch.empty((n + 1,), device=dev, dtype=torch.int32).fill_(-1)
+    hseq, err = buf[:n].view(torch.float32), buf[n:]
     out = torch.empty(seq_shape, device=dev, dtype=torch.float32) if want_seq else None
-    got = ext.rnn_wave(ng, cs, nt, rows, gi0, gi_st, gi_sb, whh, wih, bih, bhh, h0, c0, hseq, prog, out, out_st,
-                       out_sb, hn, cn, err, T, B, L, H, _CFG["wave_max_spin"])
+    got = ext.rnn_wave(ng, cs, nt, rows, x, x_st, x_sb, params[0][0][0], whh, wih, bih, bhh, h0, c0, hseq, out,
+                       out_st, out_sb, hn, cn, err, T, B, L, H, _CFG["wave_max_spin"])
     if got < 0:
         import warnings  # shown once per call site by Python's default filter
         warnings.warn("wavefront needs %d resident clusters; running layer by layer" % -got)
         return None
     _LAST["wave_err"] = err
-    _check_first("wave", err, "wavefront RNN kernel: a layer-to-layer hand-off timed out")
+    _check_first("wave", err, "wavefront RNN kernel: a layer-to-layer hand-off timed out", ok=-1)
     return (out if want_seq else None), hn, cn
 
 

@@ -19,11 +19,10 @@ _CFG = {"backend": "cuda",
         "cuda_gru_uni": (8, 256, 1, 4), "cuda_gru_bi": (4, 512, 1, 4),
         "cuda_lstm_uni": (8, 256, 1, 4), "cuda_lstm_bi": (8, 256, 2, 4),
         "gru_uni": (8, 8), "gru_bi": (4, 16), "lstm_uni": (8, 16), "lstm_bi": (4, 16),
-        # wave: unidirectional stacks run all layers in one launch (kwb_rnn_wave), layer l+1
-        # trailing layer l by a few steps; wave_<cell> = (CS, NT, R rows per cluster).
-        # Measured on the H100: faster for the LSTM (3.40 vs 3.69 ms, task 37), no faster for the GRU
-        # (3.0-3.1 vs 2.9-3.2 ms, task 39): about 5.5 us per wave step against 0.76 us per layer step.
-        "wave": ("lstm",), "wave_gru": (8, 256, 5), "wave_lstm": (8, 256, 5), "wave_max_spin": 1 << 22,
+        # wave: unidirectional stacks run all layers in one launch (kwb_rnn_wave), input gates
+        # included, layer l+1 trailing layer l by a few steps; wave_<cell> = (CS, NT, R rows per
+        # cluster).
+        "wave": ("gru", "lstm"), "wave_gru": (8, 256, 5), "wave_lstm": (8, 256, 5), "wave_max_spin": 1 << 22,
         "gemm": (128, 128, 32, 8, 2), "bi_fused_gemm": ("lstm",),  # input-gate GEMM tiles: BM, BN, BK, warps, stages
         "cooperative": True, "max_spin": 1 << 22}
 _LAST = {}  # the benchmark reads the last launch's barrier counters from here (sanity check)
@@ -46,9 +45,9 @@ void rnn_layer(int64_t cell, int64_t cs, int64_t nt, int64_t rows, int64_t mode,
                c10::optional<torch::Tensor> hn, c10::optional<torch::Tensor> cn, int64_t T, int64_t B, int64_t H);
 int64_t max_active_clusters(int64_t cell, int64_t cs, int64_t nt, int64_t rows, int64_t mode);
 int64_t rnn_wave(int64_t cell, int64_t cs, int64_t nt, int64_t rows,
-                 torch::Tensor gi0, int64_t gi_st, int64_t gi_sb, torch::Tensor whh, torch::Tensor wih,
+                 torch::Tensor x, int64_t x_st, int64_t x_sb, torch::Tensor wih0, torch::Tensor whh, torch::Tensor wih,
                  torch::Tensor bih, torch::Tensor bhh, torch::Tensor h0, c10::optional<torch::Tensor> c0,
-                 torch::Tensor hseq, torch::Tensor prog, c10::optional<torch::Tensor> out, int64_t out_st, int64_t out_sb,
+                 torch::Tensor hseq, c10::optional<torch::Tensor> out, int64_t out_st, int64_t out_sb,
                  c10::optional<torch::Tensor> hn, c10::optional<torch::Tensor> cn, torch::Tensor err,
                  int64_t T, int64_t B, int64_t L, int64_t H, int64_t max_spin);
 '''
@@ -330,12 +329,13 @@ def _gate_gemm(a2d, w, b1, b2, nb2):
 _CHECKED = set()
 
 
-def _check_first(kind, err, message):
-    """On the first call of each kind, raises if the launch flagged a timed-out spin in `err`.
-    Later calls poison their outputs with NaN instead, so no host sync sits in the timed path."""
+def _check_first(kind, err, message, ok=0):
+    """On the first call of each kind, raises if the launch flagged a timed-out spin in `err`
+    (any value but `ok`). Later calls poison their outputs with NaN instead, so no host sync sits
+    in the timed path."""
     if kind not in _CHECKED:
         _CHECKED.add(kind)
-        if int(err.item()) != 0:
+        if int(err.item()) != ok:
             raise RuntimeError(message)
 
 
@@ -391,7 +391,8 @@ def _rnn_stack(cell, params, x, h0, c0, num_layers, dirs, hidden, batch_first, w
         out_st, out_sb = B * dirs * H, dirs * H
         seq_shape = (T, B, dirs * H)
     if cuda and dirs == 1 and num_layers >= 2 and cell in (_CFG.get("wave") or ()):
-        res = _wave_stack(ext, ng, params, x, h0, c0, num_layers, B, T, H, gi_st, gi_sb,
+        x_st, x_sb = (x.shape[-1], T * x.shape[-1]) if batch_first else (B * x.shape[-1], x.shape[-1])
+        res = _wave_stack(ext, ng, params, x, h0, c0, num_layers, B, T, H, x_st, x_sb,
                           out_st, out_sb, seq_shape, want_seq, hn, cn)
         if res is not None:
             return res
@@ -488,29 +489,31 @@ def _bi_gate_operands(layer_params, ng, H):
     return _derived("bi", [p for d in range(2) for p in layer_params[d]], build)
 
 
-def _wave_stack(ext, ng, params, x, h0, c0, L, B, T, H, gi_st, gi_sb, out_st, out_sb, seq_shape,
+def _wave_stack(ext, ng, params, x, h0, c0, L, B, T, H, x_st, x_sb, out_st, out_sb, seq_shape,
                 want_seq, hn, cn):
-    """All layers of a unidirectional stack in one launch (kwb_rnn_wave). None when the GPU cannot
-    hold all its clusters at once (then the caller runs layer by layer)."""
+    """All layers of a unidirectional stack in one launch (kwb_rnn_wave), the input gates of every
+    layer included. None when the GPU cannot hold all its clusters at once or the input is wider
+    than the hidden size (then the caller runs layer by layer)."""
     cs, nt, rows = _CFG["wave_gru" if ng == 3 else "wave_lstm"]
-    if B % rows:
+    if B % rows or x.shape[-1] > H:
         return None
     dev = x.device
     whh, wih, bih, bhh = _stacked(params, L)
-    nb2 = 2 * H if ng == 3 else 4 * H
-    gi0 = _gate_gemm(x.view(-1, x.shape[-1]), params[0][0][0], params[0][0][2], params[0][0][3], nb2)
-    hseq = torch.empty((L - 1, T, B, H), device=dev, dtype=torch.float32)
-    prog = torch.zeros(((L - 1) * (B // rows) * 32,), device=dev, dtype=torch.int32)
-    err = torch.zeros((1,), device=dev, dtype=torch.int32)
+    # h of layers 0..L-2 plus the error flag, one buffer: every word starts as the sentinel
+    # 0xffffffff (-1), which the kernel waits to see replaced; the flag stays -1 unless a spin
+    # timed out.
+    n = (L - 1) * T * B * H
+    buf = torch.empty((n + 1,), device=dev, dtype=torch.int32).fill_(-1)
+    hseq, err = buf[:n].view(torch.float32), buf[n:]
     out = torch.empty(seq_shape, device=dev, dtype=torch.float32) if want_seq else None
-    got = ext.rnn_wave(ng, cs, nt, rows, gi0, gi_st, gi_sb, whh, wih, bih, bhh, h0, c0, hseq, prog, out, out_st,
-                       out_sb, hn, cn, err, T, B, L, H, _CFG["wave_max_spin"])
+    got = ext.rnn_wave(ng, cs, nt, rows, x, x_st, x_sb, params[0][0][0], whh, wih, bih, bhh, h0, c0, hseq, out,
+                       out_st, out_sb, hn, cn, err, T, B, L, H, _CFG["wave_max_spin"])
     if got < 0:
         import warnings  # shown once per call site by Python's default filter
         warnings.warn("wavefront needs %d resident clusters; running layer by layer" % -got)
         return None
     _LAST["wave_err"] = err
-    _check_first("wave", err, "wavefront RNN kernel: a layer-to-layer hand-off timed out")
+    _check_first("wave", err, "wavefront RNN kernel: a layer-to-layer hand-off timed out", ok=-1)
     return (out if want_seq else None), hn, cn
 
 

@@ -91,10 +91,11 @@ def once():
     whh = w.expand(L, -1, -1).contiguous()
     wih = w.expand(L - 1, -1, -1).contiguous()
     bb = bh.expand(L, -1).contiguous()
-    hseq = torch.empty(L - 1, T, B, H, device="cuda")
-    prog = torch.zeros((L - 1) * 2 * 32, device="cuda", dtype=torch.int32)
+    hseq = torch.full(((L - 1) * T * B * H,), -1, device="cuda", dtype=torch.int32).view(torch.float32)
     err = torch.zeros(1, device="cuda", dtype=torch.int32)
-    got = ext.rnn_wave(g, 8, 256, 5, gi, B * g * H, g * H, whh, wih, bb, bb, h0, None, hseq, prog, out, B * H, H,
+    x = torch.randn(T, B, 128, device="cuda")
+    wih0 = torch.randn(g * H, 128, device="cuda") / 128 ** 0.5
+    got = ext.rnn_wave(g, 8, 256, 5, x, B * 128, 128, wih0, whh, wih, bb, bb, h0, None, hseq, out, B * H, H,
                        None, None, err, T, B, L, H, 1 << 22)
     torch.cuda.synchronize()
     print("wave launch: %d clusters, err %d" % (got, int(err.item())))
