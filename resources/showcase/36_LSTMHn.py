@@ -31,8 +31,8 @@ _CFG = {"backend": "cuda",
         "gru_uni": (8, 8), "gru_bi": (4, 16), "lstm_uni": (8, 16), "lstm_bi": (4, 16),
         # wave: unidirectional stacks run all layers in one launch (kwb_rnn_wave), input gates
         # included, layer l+1 trailing layer l by a few steps; wave_<cell> = (CS, NT, R rows per
-        # cluster).
-        "wave": ("gru", "lstm"), "wave_gru": (8, 256, 5), "wave_lstm": (8, 256, 5), "wave_max_spin": 1 << 22,
+        # cluster, XB: 0 = h exchanged with per-warp st.async, 1 = one bulk copy per CTA pair).
+        "wave": ("gru", "lstm"), "wave_gru": (8, 256, 5, 1), "wave_lstm": (8, 256, 5, 1), "wave_max_spin": 1 << 22,
         "gemm": (128, 128, 32, 8, 2), "bi_fused_gemm": ("lstm",),  # input-gate GEMM tiles: BM, BN, BK, warps, stages
         "cooperative": True, "max_spin": 1 << 22}
 _LAST = {}  # the benchmark reads the last launch's barrier counters from here (sanity check)
@@ -102,7 +102,7 @@ __device__ __forceinline__ void kwb_load_w(float (&wreg)[G][KS], const float* w,
 // float4 chunks v*TPU + q), no reduction across the lanes of the group; NA independent
 // accumulator chains hide the 4-cycle FMA latency when R*G chains alone are too few. W comes from
 // registers (wreg) or shared memory (ws, rows of H).
-template <int G, int H, int R, int TPU, int KS, bool kSmemW, int NA>
+template <int G, int H, int R, int TPU, int KS, bool kSmemW, int NA, int HU = 0>
 __device__ __forceinline__ void kwb_dot(float (&part)[NA][R][G], const float (&wreg)[G][KS], const float* ws,
                                         const float* h, int q)
 {
@@ -118,7 +118,10 @@ __device__ __forceinline__ void kwb_dot(float (&part)[NA][R][G], const float (&w
         }
 #pragma unroll
         for (int r = 0; r < R; ++r) {
-            const float4 hv = *reinterpret_cast<const float4*>(h + r * H + (v * TPU + q) * 4);
+            // h rows of H (HU = 0) or, HU > 0, slices [H / HU][R][HU] (one per CTA of the cluster)
+            const int k = (v * TPU + q) * 4;
+            const float4 hv = *reinterpret_cast<const float4*>(HU ? h + ((k / (HU ? HU : 1)) * R + r) * HU + k % (HU ? HU : 1)
+                                                                  : h + r * H + k);
 #pragma unroll
             for (int g = 0; g < G; ++g) {
                 float& ac = part[v % NA][r][g];
@@ -407,7 +410,7 @@ __device__ __forceinline__ void kwb_st_relaxed(float* p, float v)
 }
 constexpr unsigned kKwbSentinel = 0xffffffffu;
 
-template <int G, int H, int CS, int NT, int R>
+template <int G, int H, int CS, int NT, int R, int XB>
 __global__ void __launch_bounds__(NT, 1)
 kwb_rnn_wave(const float* __restrict__ x, long long x_st, long long x_sb, int K0,
              const float* __restrict__ wih0, const float* __restrict__ whh, const float* __restrict__ wih,
@@ -429,10 +432,11 @@ kwb_rnn_wave(const float* __restrict__ x, long long x_st, long long x_sb, int K0
     static_assert(H % CS == 0 && NT % U == 0 && TPU <= 32 && (TPU & (TPU - 1)) == 0, "layout");
     static_assert(KS % 4 == 0 && (R * H) % NT == 0, "k slice / staging");
     extern __shared__ __align__(16) float smem[];
-    float* hs = smem;                           // [2][R][H]   h(t-1) of this layer
+    float* hs = smem;                           // [2][R][H] (XB: [2][CS][R][U])  h(t-1) of this layer
     float* xs = hs + 2 * R * H;                 // [NX][R][H]  x(t) ring
     float* wis = xs + NX * R * H;               // [U][G][H]   this CTA's W_ih rows
     __shared__ __align__(8) unsigned long long mbar[2];
+    __shared__ __align__(16) float hout[XB ? 2 : 1][R][U];  // XB: this CTA's h(t) slice, sent as one block
     __shared__ int s_failed;
 
     cg::cluster_group cluster = cg::this_cluster();
@@ -461,7 +465,10 @@ kwb_rnn_wave(const float* __restrict__ x, long long x_st, long long x_sb, int K0
         hown[r] = h0[(long long)(l * B + b0 + r) * H + j];
         cown[r] = (G == 4) ? c0[(long long)(l * B + b0 + r) * H + j] : 0.0f;
     }
-    for (int i = tid; i < R * H; i += NT) hs[i] = h0[(long long)(l * B + b0 + i / H) * H + (i % H)];
+    for (int i = tid; i < R * H; i += NT) {
+        const int r = i / H, k = i % H;
+        hs[XB ? ((k / U) * R + r) * U + k % U : i] = h0[(long long)(l * B + b0 + r) * H + k];
+    }
     const int kin = l == 0 ? K0 : H;
     for (int i = tid; i < U * G * H; i += NT) {
         const int u = i / (G * H), g = (i / H) % G, k = i % H;
@@ -532,17 +539,26 @@ kwb_rnn_wave(const float* __restrict__ x, long long x_st, long long x_sb, int K0
     input_partials(0);
     cluster.sync();  // every CTA runs, its h0, W_ih slice and mbarriers are in place
 
+    // XB = 0: every warp pushes its units' h(t) with st.async (16 bytes per row and CTA).
+    // XB = 1: the q == 0 lanes put h(t) into hout, and after the CTA barrier thread 0 sends the
+    // whole slice (R x U floats) to every CTA with one bulk copy each (cp.async.bulk, counted by
+    // the receiver's mbarrier); h then sits in slices [CS][R][U]. hout is double buffered: the
+    // copies out of hout[slot] have landed before anyone writes it again two steps later (every
+    // CTA has waited for them before it sent the h that step needs).
+    bool failed = false;
     for (int step = 0; step < T; ++step) {
         const int slot = step & 1;
         if (step > 0) ex.template wait<false>(step, tid, T, kBytes);
-        __syncthreads();  // orders the staging of x(step+1)
-        const bool failed = s_failed != 0;
+        if (!XB) {
+            __syncthreads();  // orders the staging of x(step+1)
+            failed = s_failed != 0;
+        }
         float acc[1][R][G];
 #pragma unroll
         for (int r = 0; r < R; ++r)
 #pragma unroll
             for (int g = 0; g < G; ++g) acc[0][r][g] = pin[0][r][g];
-        kwb_dot<G, H, R, TPU, KS, false, 1>(acc, wreg, nullptr, hs + slot * R * H, q);
+        kwb_dot<G, H, R, TPU, KS, false, 1, XB ? U : 0>(acc, wreg, nullptr, hs + slot * R * H, q);
         kwb_group_sum<R * G, TPU>(&acc[0][0][0]);
         float hnew[R];
 #pragma unroll
@@ -554,8 +570,14 @@ kwb_rnn_wave(const float* __restrict__ x, long long x_st, long long x_sb, int K0
             if (failed) hnew[r] = __int_as_float(0x7fc00000);
             hown[r] = hnew[r];
         }
-        if (step + 1 < T) kwb_push_h<H, CS, R, TPU>(hnew, ex.rem_s, ex.rem_b, tid, q, rank, (slot ^ 1) * R * H, (slot ^ 1) * 8);
+        if (!XB && step + 1 < T)
+            kwb_push_h<H, CS, R, TPU>(hnew, ex.rem_s, ex.rem_b, tid, q, rank, (slot ^ 1) * R * H, (slot ^ 1) * 8);
         if (q == 0) {
+            if (XB) {
+#pragma unroll
+                for (int r = 0; r < R; ++r) hout[XB ? slot : 0][r][ul] = hnew[r];
+                asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // visible to the bulk copy
+            }
             if (l < L - 1) {  // h(step) for the layer above
 #pragma unroll
                 for (int r = 0; r < R; ++r) kwb_st_relaxed(hseq + (((long long)l * T + step) * B + b0 + r) * H + j, hnew[r]);
@@ -565,6 +587,19 @@ kwb_rnn_wave(const float* __restrict__ x, long long x_st, long long x_sb, int K0
             }
         }
         store_input(step + 2);
+        if (XB) {
+            __syncthreads();  // hout complete; orders the staging of x(step+2)
+            failed = s_failed != 0;
+            if (tid == 0 && step + 1 < T) {
+                const unsigned src = (unsigned)__cvta_generic_to_shared(&hout[XB ? slot : 0][0][0]);
+                const unsigned off = (unsigned)(((slot ^ 1) * CS + rank) * R * U) * 4u;
+#pragma unroll
+                for (int c = 0; c < CS; ++c)
+                    asm volatile("cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+                                 :: "r"(ex.rem_s[c] + off), "r"(src), "r"((unsigned)(R * U * 4)), "r"(ex.rem_b[c] + (slot ^ 1) * 8)
+                                 : "memory");
+            }
+        }
         load_input(step + 3);
         if (step + 1 < T) input_partials(step + 1);
     }
@@ -618,12 +653,12 @@ static float* kwb_ptr(const c10::optional<torch::Tensor>& t) {
     return (t.has_value() && t->defined() && t->numel() > 0) ? t->data_ptr<float>() : nullptr;
 }
 
-template <int G, int H, int CS, int NT, int R>
+template <int G, int H, int CS, int NT, int R, int XB>
 static size_t kwb_wave_smem() { return (size_t)((2 + 4) * R * H + (H / CS) * G * H) * sizeof(float); }
 
 // Whether the GPU holds `needed` clusters of this wavefront instance at once, asked once per
 // instance and device (the statics are per template instance).
-template <int G, int H, int CS, int NT, int R>
+template <int G, int H, int CS, int NT, int R, int XB>
 static bool kwb_wave_fits(const cudaLaunchConfig_t& cfg, int needed)
 {
     static int fits[64];
@@ -634,7 +669,7 @@ static bool kwb_wave_fits(const cudaLaunchConfig_t& cfg, int needed)
     if (dev < 64 && known[dev]) {
         n = fits[dev];
     } else {
-        C10_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&n, kwb_rnn_wave<G, H, CS, NT, R>, &cfg));
+        C10_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&n, kwb_rnn_wave<G, H, CS, NT, R, XB>, &cfg));
         if (dev < 64) { fits[dev] = n; known[dev] = true; }
     }
     return n >= needed;
@@ -643,7 +678,7 @@ static bool kwb_wave_fits(const cudaLaunchConfig_t& cfg, int needed)
 // The whole unidirectional stack in one launch (see kwb_rnn_wave). hseq must hold the sentinel
 // (every word 0xffffffff) and err 0. Returns the number of clusters the launch needs; it refuses
 // (returns -needed) when the GPU cannot hold them all.
-int64_t rnn_wave(int64_t cell, int64_t cs, int64_t nt, int64_t rows,
+int64_t rnn_wave(int64_t cell, int64_t cs, int64_t nt, int64_t rows, int64_t xb,
                  torch::Tensor x, int64_t x_st, int64_t x_sb, torch::Tensor wih0, torch::Tensor whh, torch::Tensor wih,
                  torch::Tensor bih, torch::Tensor bhh, torch::Tensor h0, c10::optional<torch::Tensor> c0,
                  torch::Tensor hseq, c10::optional<torch::Tensor> out, int64_t out_st, int64_t out_sb,
@@ -662,13 +697,13 @@ int64_t rnn_wave(int64_t cell, int64_t cs, int64_t nt, int64_t rows,
     const c10::cuda::CUDAGuard guard(x.device());
     cudaStream_t st = at::cuda::getCurrentCUDAStream();
     const int needed = (int)(L * (B / rows));
-#define KWB_WCASE(G_, CS_, NT_, R_) \
-    if (cell == G_ && cs == CS_ && nt == NT_ && rows == R_) { \
-        auto kern = kwb_rnn_wave<G_, 256, CS_, NT_, R_>; \
+#define KWB_WCASE(G_, CS_, NT_, R_, XB_) \
+    if (cell == G_ && cs == CS_ && nt == NT_ && rows == R_ && xb == XB_) { \
+        auto kern = kwb_rnn_wave<G_, 256, CS_, NT_, R_, XB_>; \
         cudaLaunchAttribute attr[1]; \
-        const cudaLaunchConfig_t cfg = kwb_cluster_config(kern, needed * CS_, NT_, kwb_wave_smem<G_, 256, CS_, NT_, R_>(), \
+        const cudaLaunchConfig_t cfg = kwb_cluster_config(kern, needed * CS_, NT_, kwb_wave_smem<G_, 256, CS_, NT_, R_, XB_>(), \
                                                           CS_, st, attr); \
-        if (!kwb_wave_fits<G_, 256, CS_, NT_, R_>(cfg, needed)) return -needed; \
+        if (!kwb_wave_fits<G_, 256, CS_, NT_, R_, XB_>(cfg, needed)) return -needed; \
         C10_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kern, (const float*)x.data_ptr<float>(), (long long)x_st, \
             (long long)x_sb, (int)K0, (const float*)wih0.data_ptr<float>(), (const float*)whh.data_ptr<float>(), \
             (const float*)wih.data_ptr<float>(), (const float*)bih.data_ptr<float>(), (const float*)bhh.data_ptr<float>(), \
@@ -678,7 +713,8 @@ int64_t rnn_wave(int64_t cell, int64_t cs, int64_t nt, int64_t rows,
         return needed; }
     KWB_WAVE_INSTANCES
 #undef KWB_WCASE
-    TORCH_CHECK(false, "no wavefront instance for cell ", cell, " cluster ", cs, " threads ", nt, " rows ", rows);
+    TORCH_CHECK(false, "no wavefront instance for cell ", cell, " cluster ", cs, " threads ", nt, " rows ", rows,
+                " exchange ", xb);
 }
 
 // cell: 3 = GRU, 4 = LSTM. Tensors are fp32 and contiguous; W_hh is [G*H, H].
@@ -733,7 +769,7 @@ void rnn_layer(int64_t cell, int64_t cs, int64_t nt, int64_t rows, int64_t mode,
                c10::optional<torch::Tensor> out, int64_t out_st, int64_t out_sb,
                c10::optional<torch::Tensor> hn, c10::optional<torch::Tensor> cn, int64_t T, int64_t B, int64_t H);
 int64_t max_active_clusters(int64_t cell, int64_t cs, int64_t nt, int64_t rows, int64_t mode);
-int64_t rnn_wave(int64_t cell, int64_t cs, int64_t nt, int64_t rows,
+int64_t rnn_wave(int64_t cell, int64_t cs, int64_t nt, int64_t rows, int64_t xb,
                  torch::Tensor x, int64_t x_st, int64_t x_sb, torch::Tensor wih0, torch::Tensor whh, torch::Tensor wih,
                  torch::Tensor bih, torch::Tensor bhh, torch::Tensor h0, c10::optional<torch::Tensor> c0,
                  torch::Tensor hseq, c10::optional<torch::Tensor> out, int64_t out_st, int64_t out_sb,
@@ -779,7 +815,7 @@ def _cuda_ext():
         from torch.utils.cpp_extension import load_inline
         src = "#define KWB_INSTANCES %s\n#define KWB_WAVE_INSTANCES %s\n%s" % (
             " ".join("KWB_CASE(%d, %d, %d, %d, %d)" % i for i in inst),
-            " ".join("KWB_WCASE(%d, %d, %d, %d)" % i for i in wave), _CUDA_SRC)
+            " ".join("KWB_WCASE(%d, %d, %d, %d, %d)" % i for i in wave), _CUDA_SRC)
         name = "kwb_cluster_rnn_" + hashlib.sha1(src.encode()).hexdigest()[:12]
         _EXT[key] = load_inline(name=name, cpp_sources=_CPP_DECL, cuda_sources=src,
                                 functions=["rnn_layer", "max_active_clusters", "rnn_wave"],
@@ -1183,7 +1219,7 @@ def _wave_stack(ext, ng, params, x, h0, c0, L, B, T, H, x_st, x_sb, out_st, out_
     """All layers of a unidirectional stack in one launch (kwb_rnn_wave), the input gates of every
     layer included. None when the GPU cannot hold all its clusters at once or the input is wider
     than the hidden size (then the caller runs layer by layer)."""
-    cs, nt, rows = _CFG["wave_gru" if ng == 3 else "wave_lstm"]
+    cs, nt, rows, xb = _CFG["wave_gru" if ng == 3 else "wave_lstm"]
     if B % rows or x.shape[-1] > H:
         return None
     dev = x.device
@@ -1195,7 +1231,7 @@ def _wave_stack(ext, ng, params, x, h0, c0, L, B, T, H, x_st, x_sb, out_st, out_
     buf = torch.empty((n + 1,), device=dev, dtype=torch.int32).fill_(-1)
     hseq, err = buf[:n].view(torch.float32), buf[n:]
     out = torch.empty(seq_shape, device=dev, dtype=torch.float32) if want_seq else None
-    got = ext.rnn_wave(ng, cs, nt, rows, x, x_st, x_sb, params[0][0][0], whh, wih, bih, bhh, h0, c0, hseq, out,
+    got = ext.rnn_wave(ng, cs, nt, rows, xb, x, x_st, x_sb, params[0][0][0], whh, wih, bih, bhh, h0, c0, hseq, out,
                        out_st, out_sb, hn, cn, err, T, B, L, H, _CFG["wave_max_spin"])
     if got < 0:
         import warnings  # shown once per call site by Python's default filter

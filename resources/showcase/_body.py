@@ -21,8 +21,8 @@ _CFG = {"backend": "cuda",
         "gru_uni": (8, 8), "gru_bi": (4, 16), "lstm_uni": (8, 16), "lstm_bi": (4, 16),
         # wave: unidirectional stacks run all layers in one launch (kwb_rnn_wave), input gates
         # included, layer l+1 trailing layer l by a few steps; wave_<cell> = (CS, NT, R rows per
-        # cluster).
-        "wave": ("gru", "lstm"), "wave_gru": (8, 256, 5), "wave_lstm": (8, 256, 5), "wave_max_spin": 1 << 22,
+        # cluster, XB: 0 = h exchanged with per-warp st.async, 1 = one bulk copy per CTA pair).
+        "wave": ("gru", "lstm"), "wave_gru": (8, 256, 5, 1), "wave_lstm": (8, 256, 5, 1), "wave_max_spin": 1 << 22,
         "gemm": (128, 128, 32, 8, 2), "bi_fused_gemm": ("lstm",),  # input-gate GEMM tiles: BM, BN, BK, warps, stages
         "cooperative": True, "max_spin": 1 << 22}
 _LAST = {}  # the benchmark reads the last launch's barrier counters from here (sanity check)
@@ -44,7 +44,7 @@ void rnn_layer(int64_t cell, int64_t cs, int64_t nt, int64_t rows, int64_t mode,
                c10::optional<torch::Tensor> out, int64_t out_st, int64_t out_sb,
                c10::optional<torch::Tensor> hn, c10::optional<torch::Tensor> cn, int64_t T, int64_t B, int64_t H);
 int64_t max_active_clusters(int64_t cell, int64_t cs, int64_t nt, int64_t rows, int64_t mode);
-int64_t rnn_wave(int64_t cell, int64_t cs, int64_t nt, int64_t rows,
+int64_t rnn_wave(int64_t cell, int64_t cs, int64_t nt, int64_t rows, int64_t xb,
                  torch::Tensor x, int64_t x_st, int64_t x_sb, torch::Tensor wih0, torch::Tensor whh, torch::Tensor wih,
                  torch::Tensor bih, torch::Tensor bhh, torch::Tensor h0, c10::optional<torch::Tensor> c0,
                  torch::Tensor hseq, c10::optional<torch::Tensor> out, int64_t out_st, int64_t out_sb,
@@ -90,7 +90,7 @@ def _cuda_ext():
         from torch.utils.cpp_extension import load_inline
         src = "#define KWB_INSTANCES %s\n#define KWB_WAVE_INSTANCES %s\n%s" % (
             " ".join("KWB_CASE(%d, %d, %d, %d, %d)" % i for i in inst),
-            " ".join("KWB_WCASE(%d, %d, %d, %d)" % i for i in wave), _CUDA_SRC)
+            " ".join("KWB_WCASE(%d, %d, %d, %d, %d)" % i for i in wave), _CUDA_SRC)
         name = "kwb_cluster_rnn_" + hashlib.sha1(src.encode()).hexdigest()[:12]
         _EXT[key] = load_inline(name=name, cpp_sources=_CPP_DECL, cuda_sources=src,
                                 functions=["rnn_layer", "max_active_clusters", "rnn_wave"],
@@ -494,7 +494,7 @@ def _wave_stack(ext, ng, params, x, h0, c0, L, B, T, H, x_st, x_sb, out_st, out_
     """All layers of a unidirectional stack in one launch (kwb_rnn_wave), the input gates of every
     layer included. None when the GPU cannot hold all its clusters at once or the input is wider
     than the hidden size (then the caller runs layer by layer)."""
-    cs, nt, rows = _CFG["wave_gru" if ng == 3 else "wave_lstm"]
+    cs, nt, rows, xb = _CFG["wave_gru" if ng == 3 else "wave_lstm"]
     if B % rows or x.shape[-1] > H:
         return None
     dev = x.device
@@ -506,7 +506,7 @@ def _wave_stack(ext, ng, params, x, h0, c0, L, B, T, H, x_st, x_sb, out_st, out_
     buf = torch.empty((n + 1,), device=dev, dtype=torch.int32).fill_(-1)
     hseq, err = buf[:n].view(torch.float32), buf[n:]
     out = torch.empty(seq_shape, device=dev, dtype=torch.float32) if want_seq else None
-    got = ext.rnn_wave(ng, cs, nt, rows, x, x_st, x_sb, params[0][0][0], whh, wih, bih, bhh, h0, c0, hseq, out,
+    got = ext.rnn_wave(ng, cs, nt, rows, xb, x, x_st, x_sb, params[0][0][0], whh, wih, bih, bhh, h0, c0, hseq, out,
                        out_st, out_sb, hn, cn, err, T, B, L, H, _CFG["wave_max_spin"])
     if got < 0:
         import warnings  # shown once per call site by Python's default filter

@@ -35,6 +35,7 @@ TASKS = ["39_GRU", "41_GRUBidirectional", "37_LSTMCn", "40_GRUHidden", "42_GRUBi
 # cluster, MODE 0 cluster barrier / 1 st.async + mbarrier); "triton" is the Triton row kernel.
 VARIANTS = {
     "gru_uni": {
+        "wave_xb0": {"wave_gru": (8, 256, 5, 0)},
         "layerwise_m4": {"wave": ("lstm",)},
         "layerwise_m1": {"wave": ("lstm",), "cuda_gru_uni": (8, 256, 1, 1)},
         "triton": {"backend": "triton"},
@@ -44,6 +45,7 @@ VARIANTS = {
         "triton": {"backend": "triton"},
     },
     "lstm_uni": {
+        "wave_xb0": {"wave_lstm": (8, 256, 5, 0)},
         "layerwise_m4": {"wave": ("gru",)},
         "triton": {"backend": "triton"},
     },
@@ -68,7 +70,7 @@ def cuda_instances(variants):
 # by torch, serves them all (a different set is a different source, hence a new ~60 s build).
 # (The candidate adds its own _CFG defaults to these itself, the same in every task file.)
 PROBE_INSTANCES = [(g, 8, 256, 1, m) for g in (3, 4) for m in range(5)] + [(4, 8, 256, 2, 1), (3, 8, 256, 2, 1)]
-ALL_WAVE = [(3, 8, 256, 5), (4, 8, 256, 5)]
+ALL_WAVE = [(g, 8, 256, 5, xb) for g in (3, 4) for xb in (0, 1)]
 ALL_INSTANCES = sorted(set(cuda_instances({f + k: v for f, fam in VARIANTS.items() for k, v in fam.items()})
                            + PROBE_INSTANCES))
 

@@ -85,8 +85,8 @@ def once():
     bh = torch.randn(g * H, device="cuda") * 0.1
     h0 = torch.randn(L, B, H, device="cuda")
     out = torch.empty(T, B, H, device="cuda")
-    for r in (1, 2):
-        ext.rnn_layer(g, 8, 256, r, 4, 1, gi, gi, B * g * H, g * H, w, w, bh, bh, h0[:1].contiguous(), None, out,
+    for r, m in ((1, 4), (2, 1)):
+        ext.rnn_layer(g, 8, 256, r, m, 1, gi, gi, B * g * H, g * H, w, w, bh, bh, h0[:1].contiguous(), None, out,
                       B * H, H, None, None, T, B, H)
     whh = w.expand(L, -1, -1).contiguous()
     wih = w.expand(L - 1, -1, -1).contiguous()
@@ -95,7 +95,7 @@ def once():
     err = torch.zeros(1, device="cuda", dtype=torch.int32)
     x = torch.randn(T, B, 128, device="cuda")
     wih0 = torch.randn(g * H, 128, device="cuda") / 128 ** 0.5
-    got = ext.rnn_wave(g, 8, 256, 5, x, B * 128, 128, wih0, whh, wih, bb, bb, h0, None, hseq, out, B * H, H,
+    got = ext.rnn_wave(g, 8, 256, 5, 1, x, B * 128, 128, wih0, whh, wih, bb, bb, h0, None, hseq, out, B * H, H,
                        None, None, err, T, B, L, H, 1 << 22)
     torch.cuda.synchronize()
     print("wave launch: %d clusters, err %d" % (got, int(err.item())))
