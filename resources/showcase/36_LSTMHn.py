@@ -807,7 +807,12 @@ def _build_dir(name):
 
 
 def _cuda_ext():
-    """Builds (once per instance set; torch caches the build on disk) the cluster RNN extension."""
+    """Builds (once per instance set; torch caches the build on disk) the cluster RNN extension.
+    Memoised on the knobs that choose the instances, so a forward pays a dict lookup."""
+    sig = (tuple(_CFG.items()), tuple(_CUDA_EXTRA), tuple(_WAVE_EXTRA))
+    hit = _EXT.get(sig)
+    if hit is not None:
+        return hit
     inst = _cuda_instances()
     wave = _cuda_instances("wave_", _WAVE_EXTRA)
     key = (tuple(inst), tuple(wave))
@@ -820,12 +825,20 @@ def _cuda_ext():
         _EXT[key] = load_inline(name=name, cpp_sources=_CPP_DECL, cuda_sources=src,
                                 functions=["rnn_layer", "max_active_clusters", "rnn_wave"],
                                 extra_cuda_cflags=["-O3"], verbose=False, **_build_dir(name))
+    _EXT[sig] = _EXT[key]
     return _EXT[key]
 
 
+_CAPABILITY = {}
+
+
 def _use_cuda(x, hidden):
-    return (_CFG.get("backend") == "cuda" and x.is_cuda and hidden == 256
-            and torch.cuda.get_device_capability(x.device)[0] >= 9)
+    if not (_CFG.get("backend") == "cuda" and x.is_cuda and hidden == 256):
+        return False
+    cap = _CAPABILITY.get(x.device.index)
+    if cap is None:
+        cap = _CAPABILITY[x.device.index] = torch.cuda.get_device_capability(x.device)
+    return cap[0] >= 9
 
 
 @triton.jit
@@ -1242,15 +1255,19 @@ def _wave_stack(ext, ng, params, x, h0, c0, L, B, T, H, x_st, x_sb, out_st, out_
     return (out if want_seq else None), hn, cn
 
 
+_PARAM_NAMES = {}
+
+
 def _params(rnn, num_layers, dirs):
-    out = []
-    for l in range(num_layers):
-        row = []
-        for d in range(dirs):
-            sfx = "_l%d%s" % (l, "_reverse" if d == 1 else "")
-            row.append(tuple(getattr(rnn, n + sfx) for n in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")))
-        out.append(row)
-    return out
+    """params[l][d] = (w_ih, w_hh, b_ih, b_hh) of the nn.GRU / nn.LSTM, read on every call (the
+    module may have been given new parameters); the names are built once per shape."""
+    names = _PARAM_NAMES.get((num_layers, dirs))
+    if names is None:
+        names = _PARAM_NAMES[(num_layers, dirs)] = [
+            [tuple(n + "_l%d%s" % (l, "_reverse" if d == 1 else "") for n in ("weight_ih", "weight_hh", "bias_ih", "bias_hh"))
+             for d in range(dirs)] for l in range(num_layers)]
+    p = rnn._parameters
+    return [[tuple(p[n] for n in row) for row in layer] for layer in names]
 
 
 class ModelNew(nn.Module):
