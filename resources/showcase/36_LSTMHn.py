@@ -1,13 +1,14 @@
 # SPDX-License-Identifier: MIT
 # Kernel Workbench showcase candidate for KernelBench level 3, task 36_LSTMHn.
-# Strict fp32. Plan: per layer, (1) one Triton GEMM computes the input-side gates of all time
-# steps at once (x @ W_ih^T + biases, input_precision="ieee"); (2) one persistent launch runs the
-# whole time loop. On sm_90+ (H100) that launch is a CUDA C++ kernel built with load_inline: one
-# thread-block cluster of 8 CTAs per batch row, each CTA keeping its hidden units' rows of W_hh in
-# registers, h(t-1) exchanged every step through distributed shared memory (st.async + mbarrier);
-# LSTM stacks run all layers in one wavefront launch. Elsewhere (or with _CFG["backend"] =
-# "triton") a Triton kernel does the same with a global-memory barrier. See
-# resources/showcase/NOTES.md for the measurements.
+# Strict fp32. On sm_90+ (H100) the recurrence is CUDA C++ built with load_inline, thread-block
+# clusters of 8 CTAs, each CTA keeping its hidden units' rows of W_hh in registers and exchanging
+# h(t-1) every step through distributed shared memory (counted by mbarriers):
+# - a unidirectional stack runs ALL layers in ONE wavefront launch: one cluster per (layer, 5 batch
+#   rows), input gates computed in the kernel, layer l+1 a few steps behind layer l;
+# - a bidirectional stack runs, per layer, one Triton GEMM for the input gates of all time steps
+#   (input_precision="ieee") and one launch for the time loop (one cluster per direction and row).
+# Elsewhere (or with _CFG["backend"] = "triton") Triton kernels do the same layer by layer with a
+# global-memory barrier. See resources/showcase/NOTES.md for the measurements.
 # The reference module (nn.LSTM + nn.Linear) is created in __init__ ONLY to own the parameters with the
 # reference's shapes, names and RNG draw order; forward never calls it (no cuDNN).
 import hashlib
@@ -1078,8 +1079,9 @@ def _check_first(kind, err, message, ok=0):
 
 
 def _rnn_stack(cell, params, x, h0, c0, num_layers, dirs, hidden, batch_first, want_seq, want_hn, want_cn):
-    """Runs a stacked GRU (cell 'gru') or LSTM (cell 'lstm') with Triton only: per layer one
-    gate GEMM per direction, then one persistent recurrent launch for both directions.
+    """Runs a stacked GRU (cell 'gru') or LSTM (cell 'lstm'): on the CUDA backend a unidirectional
+    stack is one wavefront launch (_wave_stack); otherwise, per layer, one gate GEMM (per
+    direction, or one for both) then one persistent recurrent launch for both directions.
     params[l][d] = (w_ih, w_hh, b_ih, b_hh). Returns (last layer's output sequence or None,
     h_n or None, c_n or None), shapes as in PyTorch."""
     x = x.contiguous()

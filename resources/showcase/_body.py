@@ -353,8 +353,9 @@ def _check_first(kind, err, message, ok=0):
 
 
 def _rnn_stack(cell, params, x, h0, c0, num_layers, dirs, hidden, batch_first, want_seq, want_hn, want_cn):
-    """Runs a stacked GRU (cell 'gru') or LSTM (cell 'lstm') with Triton only: per layer one
-    gate GEMM per direction, then one persistent recurrent launch for both directions.
+    """Runs a stacked GRU (cell 'gru') or LSTM (cell 'lstm'): on the CUDA backend a unidirectional
+    stack is one wavefront launch (_wave_stack); otherwise, per layer, one gate GEMM (per
+    direction, or one for both) then one persistent recurrent launch for both directions.
     params[l][d] = (w_ih, w_hh, b_ih, b_hh). Returns (last layer's output sequence or None,
     h_n or None, c_n or None), shapes as in PyTorch."""
     x = x.contiguous()
