@@ -21,20 +21,20 @@ import triton.language as tl
 # Tuning knobs, read at launch time (the benchmark may override them to sweep variants).
 # backend "cuda": the recurrence runs in the CUDA C++ cluster kernel below (sm_90+, hidden 256);
 #   cuda_<family> = (CS CTAs per cluster, NT threads per CTA, R batch rows per cluster, MODE:
-#   0 = cluster barrier per step, 1 = st.async + mbarrier hand-off, 4 = 1 polling with test_wait;
-#   see the kernel).
+#   0 = cluster barrier per step, 1 = st.async + mbarrier hand-off, 4 = 1 polling with test_wait,
+#   5 = 4 with one bulk copy per CTA pair; see the kernel).
 # backend "triton" (and any shape the CUDA kernel is not built for): the Triton row kernel;
 #   <family> = (S hidden slices per batch row, W warps per program); its grid must fit on the
 #   SMs at once.
 _CFG = {"backend": "cuda",
         "cuda_gru_uni": (8, 256, 1, 4), "cuda_gru_bi": (4, 512, 1, 4),
-        "cuda_lstm_uni": (8, 256, 1, 4), "cuda_lstm_bi": (8, 256, 2, 4),
+        "cuda_lstm_uni": (8, 256, 1, 4), "cuda_lstm_bi": (8, 256, 2, 5),
         "gru_uni": (8, 8), "gru_bi": (4, 16), "lstm_uni": (8, 16), "lstm_bi": (4, 16),
         # wave: unidirectional stacks run all layers in one launch (kwb_rnn_wave), input gates
         # included, layer l+1 trailing layer l by a few steps; wave_<cell> = (CS, NT, R rows per
         # cluster, XB: 0 = h exchanged with per-warp st.async, 1 = one bulk copy per CTA pair).
         "wave": ("gru", "lstm"), "wave_gru": (8, 256, 5, 1), "wave_lstm": (8, 256, 5, 1), "wave_max_spin": 1 << 22,
-        "gemm": (128, 128, 32, 8, 2), "bi_fused_gemm": ("lstm",),  # input-gate GEMM tiles: BM, BN, BK, warps, stages
+        "gemm": (128, 128, 32, 8, 2), "bi_fused_gemm": ("gru", "lstm"),  # input-gate GEMM tiles: BM, BN, BK, warps, stages
         "cooperative": True, "max_spin": 1 << 22}
 _LAST = {}  # the benchmark reads the last launch's barrier counters from here (sanity check)
 _CUDA_EXTRA = []  # extra (G, CS, NT, R, MODE) instances to compile (the benchmark's variants)
@@ -146,7 +146,7 @@ __device__ __forceinline__ void kwb_group_sum(float* acc)
 }
 
 // acc[r][g] = sum over the group's lanes of W[g] . h[r].
-template <int G, int H, int R, int TPU, int KS, bool kSmemW>
+template <int G, int H, int R, int TPU, int KS, bool kSmemW, int HU = 0>
 __device__ __forceinline__ void kwb_matvec(float (&acc)[R][G], const float (&wreg)[G][KS], const float* ws,
                                            const float* h, int q)
 {
@@ -158,7 +158,7 @@ __device__ __forceinline__ void kwb_matvec(float (&acc)[R][G], const float (&wre
         for (int r = 0; r < R; ++r)
 #pragma unroll
             for (int g = 0; g < G; ++g) part[a][r][g] = 0.0f;
-    kwb_dot<G, H, R, TPU, KS, kSmemW, NA>(part, wreg, ws, h, q);
+    kwb_dot<G, H, R, TPU, KS, kSmemW, NA, HU>(part, wreg, ws, h, q);
 #pragma unroll
     for (int r = 0; r < R; ++r)
 #pragma unroll
@@ -253,6 +253,17 @@ struct KwbExchange {
             if (T > 2) kwb_expect_bytes(mbar_s, bytes);
         }
     }
+    // One bulk copy per CTA of the cluster: `bytes` of this CTA's shared memory at `src` land at
+    // byte offset `dst_off` of every CTA's h buffer, counted by that CTA's mbarrier of slot `nxt`.
+    // The caller made the source visible to the async proxy (fence.proxy.async) first.
+    __device__ __forceinline__ void send_slice(const float* src, unsigned dst_off, unsigned bytes, int nxt) const
+    {
+        const unsigned s = (unsigned)__cvta_generic_to_shared(src);
+#pragma unroll
+        for (int c = 0; c < CS; ++c)
+            asm volatile("cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+                         :: "r"(rem_s[c] + dst_off), "r"(s), "r"(bytes), "r"(rem_b[c] + nxt * 8) : "memory");
+    }
     // Before step `step` (> 0): wait for h(step-1) in slot step&1, then re-arm the slot.
     template <bool kTryWait>
     __device__ __forceinline__ void wait(int step, int tid, int T, unsigned bytes)
@@ -269,6 +280,8 @@ struct KwbExchange {
 // MODE 1: point to point: st.async into the other CTAs' shared memory, each landing on the
 //         receiver's mbarrier (complete_tx); a CTA waits only for the bytes of h(t-1).
 // MODE 4: MODE 1 polling with mbarrier.test_wait instead of try_wait.
+// MODE 5: MODE 4, but the CTA's h(t) slice goes out as one bulk copy per CTA (cp.async.bulk after
+//         a CTA barrier, as in the wavefront); h then sits in slices [CS][R][U].
 // MODE 2, 3: timing probes only (wrong results): 2 = barrier without the h exchange, 3 = no
 //         synchronisation at all.
 template <int G, int H, int CS, int NT, int R, int MODE>
@@ -285,7 +298,10 @@ kwb_rnn_layer(const float* __restrict__ gi0, const float* __restrict__ gi1, long
     constexpr int KS = H / TPU;         // k elements per thread
     static_assert(H % CS == 0 && NT % U == 0 && TPU <= 32 && (TPU & (TPU - 1)) == 0, "layout");
     static_assert(KS % 4 == 0, "k slice must be float4 chunks");
+    constexpr bool kP2P = MODE == 1 || MODE == 4 || MODE == 5;  // mbarrier-counted hand-off
+    constexpr int HU = MODE == 5 ? U : 0;                        // h layout: rows (0) or slices
     __shared__ __align__(16) float hs[2][R][H];
+    __shared__ __align__(16) float hout[MODE == 5 ? 2 : 1][R][U];
     __shared__ __align__(8) unsigned long long mbar[2];
 
     cg::cluster_group cluster = cg::this_cluster();
@@ -310,12 +326,15 @@ kwb_rnn_layer(const float* __restrict__ gi0, const float* __restrict__ gi1, long
         hown[r] = h0[(long long)(d * B + b0 + r) * H + j];
         cown[r] = (G == 4) ? c0[(long long)(d * B + b0 + r) * H + j] : 0.0f;
     }
-    for (int i = tid; i < R * H; i += NT)
-        hs[0][i / H][i % H] = h0[(long long)(d * B + b0 + i / H) * H + (i % H)];
+    for (int i = tid; i < R * H; i += NT) {
+        const int r = i / H, k = i % H;
+        (&hs[0][0][0])[HU ? ((k / (HU ? HU : 1)) * R + r) * HU + k % (HU ? HU : 1) : i] =
+            h0[(long long)(d * B + b0 + r) * H + k];
+    }
 
     constexpr unsigned kBytes = R * H * 4;  // one step's h for this CTA's rows, from all CTAs
     KwbExchange<CS> ex;
-    ex.init(&hs[0][0][0], &mbar[0], (MODE == 1 || MODE == 4) ? tid : -1, T, kBytes);
+    ex.init(&hs[0][0][0], &mbar[0], kP2P ? tid : -1, T, kBytes);
     float* rem[CS];
 #pragma unroll
     for (int c = 0; c < CS; ++c) rem[c] = cluster.map_shared_rank(&hs[0][0][0], c);
@@ -338,10 +357,10 @@ kwb_rnn_layer(const float* __restrict__ gi0, const float* __restrict__ gi1, long
 
     auto body = [&](int step, float (&xcur)[R][G], float (&xnext2)[R][G]) {
         const int slot = step & 1;
-        if ((MODE == 1 || MODE == 4) && step > 0) ex.template wait<MODE == 1>(step, tid, T, kBytes);
+        if (kP2P && step > 0) ex.template wait<MODE == 1>(step, tid, T, kBytes);
         load_gates(step + 2, xnext2);
         float acc[R][G];
-        kwb_matvec<G, H, R, TPU, KS, false>(acc, wreg, nullptr, &hs[slot][0][0], q);
+        kwb_matvec<G, H, R, TPU, KS, false, HU>(acc, wreg, nullptr, &hs[slot][0][0], q);
         float hnew[R];
 #pragma unroll
         for (int r = 0; r < R; ++r) {
@@ -360,6 +379,18 @@ kwb_rnn_layer(const float* __restrict__ gi0, const float* __restrict__ gi1, long
         } else if (MODE == 1 || MODE == 4) {
             if (step + 1 < T)  // nobody waits for h(T-1) through shared memory
                 kwb_push_h<H, CS, R, TPU>(hnew, ex.rem_s, ex.rem_b, tid, q, rank, nxt, (slot ^ 1) * 8);
+        } else if (MODE == 5) {
+            // hout[slot] is free again: every CTA waited for the copies out of it (step - 2)
+            // before it sent the h(step - 1) this CTA has just waited for.
+            if (q == 0) {
+#pragma unroll
+                for (int r = 0; r < R; ++r) hout[MODE == 5 ? slot : 0][r][tid / TPU] = hnew[r];
+                asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // visible to the bulk copy
+            }
+            __syncthreads();
+            if (tid == 0 && step + 1 < T)
+                ex.send_slice(&hout[MODE == 5 ? slot : 0][0][0], (unsigned)(((slot ^ 1) * CS + rank) * R * U) * 4u,
+                              R * U * 4, slot ^ 1);
         } else if (MODE == 2) {
             asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
         }
@@ -591,15 +622,8 @@ kwb_rnn_wave(const float* __restrict__ x, long long x_st, long long x_sb, int K0
         if (XB) {
             __syncthreads();  // hout complete; orders the staging of x(step+2)
             failed = s_failed != 0;
-            if (tid == 0 && step + 1 < T) {
-                const unsigned src = (unsigned)__cvta_generic_to_shared(&hout[XB ? slot : 0][0][0]);
-                const unsigned off = (unsigned)(((slot ^ 1) * CS + rank) * R * U) * 4u;
-#pragma unroll
-                for (int c = 0; c < CS; ++c)
-                    asm volatile("cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
-                                 :: "r"(ex.rem_s[c] + off), "r"(src), "r"((unsigned)(R * U * 4)), "r"(ex.rem_b[c] + (slot ^ 1) * 8)
-                                 : "memory");
-            }
+            if (tid == 0 && step + 1 < T)
+                ex.send_slice(&hout[XB ? slot : 0][0][0], (unsigned)(((slot ^ 1) * CS + rank) * R * U) * 4u, R * U * 4, slot ^ 1);
         }
         load_input(step + 3);
         if (step + 1 < T) input_partials(step + 1);
@@ -1119,7 +1143,7 @@ def _rnn_stack(cell, params, x, h0, c0, num_layers, dirs, hidden, batch_first, w
     cn = torch.empty((num_layers * dirs, B, H), device=dev, dtype=torch.float32) if want_cn else None
     # The GEMM's row order follows the input's layout (T, B) or (B, T); strides in elements.
     # One GEMM for both directions: measured faster for the LSTM (N = 2048: 7.21 vs 7.52 ms, task
-    # 38), slower for the GRU (N = 1536: 6.02 vs 5.75 ms, task 41).
+    # 38) and, with the final layer kernel, for the GRU (N = 1536: 5.78 vs 6.07 ms, task 41).
     fused_bi = cuda and dirs == 2 and cell in (_CFG.get("bi_fused_gemm") or ())
     gw = ng * H * (2 if fused_bi else 1)  # row width of the gate GEMM's output
     if batch_first:

@@ -101,7 +101,7 @@ __device__ __forceinline__ void kwb_group_sum(float* acc)
 }
 
 // acc[r][g] = sum over the group's lanes of W[g] . h[r].
-template <int G, int H, int R, int TPU, int KS, bool kSmemW>
+template <int G, int H, int R, int TPU, int KS, bool kSmemW, int HU = 0>
 __device__ __forceinline__ void kwb_matvec(float (&acc)[R][G], const float (&wreg)[G][KS], const float* ws,
                                            const float* h, int q)
 {
@@ -113,7 +113,7 @@ __device__ __forceinline__ void kwb_matvec(float (&acc)[R][G], const float (&wre
         for (int r = 0; r < R; ++r)
 #pragma unroll
             for (int g = 0; g < G; ++g) part[a][r][g] = 0.0f;
-    kwb_dot<G, H, R, TPU, KS, kSmemW, NA>(part, wreg, ws, h, q);
+    kwb_dot<G, H, R, TPU, KS, kSmemW, NA, HU>(part, wreg, ws, h, q);
 #pragma unroll
     for (int r = 0; r < R; ++r)
 #pragma unroll
@@ -208,6 +208,17 @@ struct KwbExchange {
             if (T > 2) kwb_expect_bytes(mbar_s, bytes);
         }
     }
+    // One bulk copy per CTA of the cluster: `bytes` of this CTA's shared memory at `src` land at
+    // byte offset `dst_off` of every CTA's h buffer, counted by that CTA's mbarrier of slot `nxt`.
+    // The caller made the source visible to the async proxy (fence.proxy.async) first.
+    __device__ __forceinline__ void send_slice(const float* src, unsigned dst_off, unsigned bytes, int nxt) const
+    {
+        const unsigned s = (unsigned)__cvta_generic_to_shared(src);
+#pragma unroll
+        for (int c = 0; c < CS; ++c)
+            asm volatile("cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+                         :: "r"(rem_s[c] + dst_off), "r"(s), "r"(bytes), "r"(rem_b[c] + nxt * 8) : "memory");
+    }
     // Before step `step` (> 0): wait for h(step-1) in slot step&1, then re-arm the slot.
     template <bool kTryWait>
     __device__ __forceinline__ void wait(int step, int tid, int T, unsigned bytes)
@@ -224,6 +235,8 @@ struct KwbExchange {
 // MODE 1: point to point: st.async into the other CTAs' shared memory, each landing on the
 //         receiver's mbarrier (complete_tx); a CTA waits only for the bytes of h(t-1).
 // MODE 4: MODE 1 polling with mbarrier.test_wait instead of try_wait.
+// MODE 5: MODE 4, but the CTA's h(t) slice goes out as one bulk copy per CTA (cp.async.bulk after
+//         a CTA barrier, as in the wavefront); h then sits in slices [CS][R][U].
 // MODE 2, 3: timing probes only (wrong results): 2 = barrier without the h exchange, 3 = no
 //         synchronisation at all.
 template <int G, int H, int CS, int NT, int R, int MODE>
@@ -240,7 +253,10 @@ kwb_rnn_layer(const float* __restrict__ gi0, const float* __restrict__ gi1, long
     constexpr int KS = H / TPU;         // k elements per thread
     static_assert(H % CS == 0 && NT % U == 0 && TPU <= 32 && (TPU & (TPU - 1)) == 0, "layout");
     static_assert(KS % 4 == 0, "k slice must be float4 chunks");
+    constexpr bool kP2P = MODE == 1 || MODE == 4 || MODE == 5;  // mbarrier-counted hand-off
+    constexpr int HU = MODE == 5 ? U : 0;                        // h layout: rows (0) or slices
     __shared__ __align__(16) float hs[2][R][H];
+    __shared__ __align__(16) float hout[MODE == 5 ? 2 : 1][R][U];
     __shared__ __align__(8) unsigned long long mbar[2];
 
     cg::cluster_group cluster = cg::this_cluster();
@@ -265,12 +281,15 @@ kwb_rnn_layer(const float* __restrict__ gi0, const float* __restrict__ gi1, long
         hown[r] = h0[(long long)(d * B + b0 + r) * H + j];
         cown[r] = (G == 4) ? c0[(long long)(d * B + b0 + r) * H + j] : 0.0f;
     }
-    for (int i = tid; i < R * H; i += NT)
-        hs[0][i / H][i % H] = h0[(long long)(d * B + b0 + i / H) * H + (i % H)];
+    for (int i = tid; i < R * H; i += NT) {
+        const int r = i / H, k = i % H;
+        (&hs[0][0][0])[HU ? ((k / (HU ? HU : 1)) * R + r) * HU + k % (HU ? HU : 1) : i] =
+            h0[(long long)(d * B + b0 + r) * H + k];
+    }
 
     constexpr unsigned kBytes = R * H * 4;  // one step's h for this CTA's rows, from all CTAs
     KwbExchange<CS> ex;
-    ex.init(&hs[0][0][0], &mbar[0], (MODE == 1 || MODE == 4) ? tid : -1, T, kBytes);
+    ex.init(&hs[0][0][0], &mbar[0], kP2P ? tid : -1, T, kBytes);
     float* rem[CS];
 #pragma unroll
     for (int c = 0; c < CS; ++c) rem[c] = cluster.map_shared_rank(&hs[0][0][0], c);
@@ -293,10 +312,10 @@ kwb_rnn_layer(const float* __restrict__ gi0, const float* __restrict__ gi1, long
 
     auto body = [&](int step, float (&xcur)[R][G], float (&xnext2)[R][G]) {
         const int slot = step & 1;
-        if ((MODE == 1 || MODE == 4) && step > 0) ex.template wait<MODE == 1>(step, tid, T, kBytes);
+        if (kP2P && step > 0) ex.template wait<MODE == 1>(step, tid, T, kBytes);
         load_gates(step + 2, xnext2);
         float acc[R][G];
-        kwb_matvec<G, H, R, TPU, KS, false>(acc, wreg, nullptr, &hs[slot][0][0], q);
+        kwb_matvec<G, H, R, TPU, KS, false, HU>(acc, wreg, nullptr, &hs[slot][0][0], q);
         float hnew[R];
 #pragma unroll
         for (int r = 0; r < R; ++r) {
@@ -315,6 +334,18 @@ kwb_rnn_layer(const float* __restrict__ gi0, const float* __restrict__ gi1, long
         } else if (MODE == 1 || MODE == 4) {
             if (step + 1 < T)  // nobody waits for h(T-1) through shared memory
                 kwb_push_h<H, CS, R, TPU>(hnew, ex.rem_s, ex.rem_b, tid, q, rank, nxt, (slot ^ 1) * 8);
+        } else if (MODE == 5) {
+            // hout[slot] is free again: every CTA waited for the copies out of it (step - 2)
+            // before it sent the h(step - 1) this CTA has just waited for.
+            if (q == 0) {
+#pragma unroll
+                for (int r = 0; r < R; ++r) hout[MODE == 5 ? slot : 0][r][tid / TPU] = hnew[r];
+                asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // visible to the bulk copy
+            }
+            __syncthreads();
+            if (tid == 0 && step + 1 < T)
+                ex.send_slice(&hout[MODE == 5 ? slot : 0][0][0], (unsigned)(((slot ^ 1) * CS + rank) * R * U) * 4u,
+                              R * U * 4, slot ^ 1);
         } else if (MODE == 2) {
             asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
         }
@@ -546,15 +577,8 @@ kwb_rnn_wave(const float* __restrict__ x, long long x_st, long long x_sb, int K0
         if (XB) {
             __syncthreads();  // hout complete; orders the staging of x(step+2)
             failed = s_failed != 0;
-            if (tid == 0 && step + 1 < T) {
-                const unsigned src = (unsigned)__cvta_generic_to_shared(&hout[XB ? slot : 0][0][0]);
-                const unsigned off = (unsigned)(((slot ^ 1) * CS + rank) * R * U) * 4u;
-#pragma unroll
-                for (int c = 0; c < CS; ++c)
-                    asm volatile("cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
-                                 :: "r"(ex.rem_s[c] + off), "r"(src), "r"((unsigned)(R * U * 4)), "r"(ex.rem_b[c] + (slot ^ 1) * 8)
-                                 : "memory");
-            }
+            if (tid == 0 && step + 1 < T)
+                ex.send_slice(&hout[XB ? slot : 0][0][0], (unsigned)(((slot ^ 1) * CS + rank) * R * U) * 4u, R * U * 4, slot ^ 1);
         }
         load_input(step + 3);
         if (step + 1 < T) input_partials(step + 1);

@@ -41,7 +41,8 @@ VARIANTS = {
         "triton": {"backend": "triton"},
     },
     "gru_bi": {
-        "one_gemm": {"bi_fused_gemm": ("gru",)},
+        "bulk_m5": {"cuda_gru_bi": (4, 512, 1, 5)},
+        "two_gemms": {"bi_fused_gemm": ("lstm",)},
         "triton": {"backend": "triton"},
     },
     "lstm_uni": {
@@ -50,7 +51,8 @@ VARIANTS = {
         "triton": {"backend": "triton"},
     },
     "lstm_bi": {
-        "two_gemms": {"bi_fused_gemm": ()},
+        "stasync_m4": {"cuda_lstm_bi": (8, 256, 2, 4)},
+        "two_gemms": {"bi_fused_gemm": ("gru",)},
         "triton": {"backend": "triton"},
     },
 }
