@@ -240,14 +240,16 @@ def analysis(output_requirement, returns, cell="GRU"):
         "reason": "the time loop runs in Python: seq_len x num_layers = 3072 launches of a small kernel, "
                   "each reloading W_hh; the GPU idles between launches",
         "bottleneck": "kernel launch overhead and W_hh reloads per step (launch-bound, not compute-bound)",
-        "optimisation_method": "hybrid persistent kernel: one GEMM for the input gates of all steps, "
-                               "then one launch per layer with the time loop inside",
-        "modification_plan": "1) per layer, compute x @ W_ih^T + b for every step with one Triton GEMM "
-                             "(fp32, input_precision='ieee'); 2) one persistent launch runs t = 0..T-1, "
-                             "programs split batch rows x hidden slices, keep their W_hh slice in registers "
-                             "and exchange h(t-1) through global memory behind an acquire/release barrier; "
-                             "3) " + returns,
-        "expected_speedup": "5-20x over the naive kernel",
+        "optimisation_method": "one persistent launch for the whole stack: thread-block clusters that keep "
+                               "W_hh on chip and exchange h(t-1) through distributed shared memory, the layers "
+                               "running as a wavefront",
+        "modification_plan": "1) one CUDA C++ kernel (load_inline, sm_90) runs every layer and time step; "
+                             "2) one cluster of 8 CTAs per (layer, group of batch rows), each CTA keeping its "
+                             "hidden units' rows of W_hh in registers and sending its new h slice to the other "
+                             "CTAs' shared memory every step (mbarrier-counted, no grid barrier); 3) each layer "
+                             "computes its input gates x(t) @ W_ih^T itself (fp32), layer l+1 reading layer l's "
+                             "h(t) a few steps behind it; 4) " + returns,
+        "expected_speedup": "20-50x over the naive kernel",
         "implementation_complexity": "persistent",
         "kernel_type": "recurrent (%s), persistent" % cell,
         "output_requirement": output_requirement,
