@@ -391,3 +391,29 @@ def test_one_dimensional_grid_of_a_persistent_kernel(name, grid, want):
     cand = kernel_file(TIME_BODY.format(loop="for t in range(T):", var="t"), forward=fwd)
     assert outcome(cand, "persistent_kernel") == "yes"
     assert outcome(cand, "grid_parallelism") == want
+
+
+BRANCHED_SHAPES = [
+    # the test resolves (a module constant): only the live branch's unpacking counts
+    ("constant_false_picks_else", "BATCH_FIRST = False\n", "BATCH_FIRST", "yes"),
+    ("constant_true_picks_if", "BATCH_FIRST = True\n", "BATCH_FIRST", "no"),
+    # the test does not resolve and both branches bind B differently: B is unknown, not the
+    # first branch's x.shape[0] (the sequence length for this task)
+    ("unresolved_is_unknown", "", "self.batch_first", "cannot_tell"),
+]
+
+
+@pytest.mark.parametrize("name,extra,test,want", BRANCHED_SHAPES, ids=[c[0] for c in BRANCHED_SHAPES])
+def test_sizes_bound_in_both_branches_of_an_if(name, extra, test, want):
+    fwd = """
+        if %s:
+            B, T, _ = x.shape
+        else:
+            T, B, _ = x.shape
+        H = self.hidden_size
+        out = torch.empty(T, B, H, device=x.device)
+        k[(B,)](x, self.w, h0, out, B, T, H, BLOCK=64)
+        return out
+    """ % test
+    cand = kernel_file(TIME_BODY.format(loop="for t in range(T):", var="t"), forward=fwd, extra=extra)
+    assert outcome(cand, "grid_parallelism") == want

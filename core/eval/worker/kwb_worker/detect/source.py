@@ -621,9 +621,36 @@ class Resolver:
                 return r(f.value)
         return Sym(None, (), text)
 
+    def _branch_of(self, func, node, env, depth):
+        """For an assignment inside `if test: ... else: ...` of `func`: (the If, True for its body
+        or False for its else branch, the test's static value or None), innermost If first; []
+        elsewhere."""
+        out = []
+        for cand in ast.walk(func):
+            if not isinstance(cand, ast.If):
+                continue
+            for side, stmts in ((True, cand.body), (False, cand.orelse)):
+                if any(node is n for st in stmts for n in ast.walk(st)):
+                    out.append((cand, side, self._truth(cand.test, func, env, depth)))
+        return sorted(out, key=lambda x: -x[0].lineno)
+
+    def _truth(self, test, func, env, depth):
+        """An `if` test's value when it is static (a literal, a module constant, a size that
+        resolves), else None."""
+        node = test
+        if isinstance(node, ast.Name) and node.id not in env and node.id in self.src.constants:
+            node = self.src.constants[node.id]
+        if isinstance(node, ast.Constant):
+            return bool(node.value)
+        s = self.resolve(test, func, env, depth + 1)
+        return bool(s.value) if s.known() else None
+
     def _local(self, name, func, env, depth):
         """A local's value: the first assignment (in source order) that resolves to a number or a
-        shape; loop-carried rebinding (`inp = out`) keeps the sizes of the first one."""
+        shape; loop-carried rebinding (`inp = out`) keeps the sizes of the first one. Assignments
+        in a branch whose `if` test resolves to the other side are skipped; when the two sides of
+        an unresolved `if` both assign the name, the value is unknown (`B, T = x.shape` under
+        `if batch_first:` and `T, B = x.shape` under `else:` must not pick one by source order)."""
         if func is None:
             return None
         found = []
@@ -632,16 +659,30 @@ class Resolver:
                 continue
             for t in node.targets:
                 if isinstance(t, ast.Name) and t.id == name:
-                    found.append((node.lineno, "plain", node.value, None))
+                    found.append((node.lineno, "plain", node.value, None, node))
                 elif isinstance(t, (ast.Tuple, ast.List)):
                     for i, e in enumerate(t.elts):
                         if isinstance(e, ast.Name) and e.id == name:
-                            found.append((node.lineno, "unpack", node.value, i))
+                            found.append((node.lineno, "unpack", node.value, i, node))
         if not found:
             return None
+        if len(found) > 1:
+            live, sides = [], {}
+            for item in found:
+                dead = False
+                for if_node, side, truth in self._branch_of(func, item[4], env, depth):
+                    if truth is not None:
+                        dead = dead or truth != side
+                    else:
+                        sides.setdefault(id(if_node), set()).add(side)
+                if not dead:
+                    live.append(item)
+            if any(len(v) == 2 for v in sides.values()):
+                return Sym(None, (), name)
+            found = live or found
         found.sort(key=lambda x: x[0])
         last = None
-        for _, kind, value, i in found:
+        for _, kind, value, i, _node in found:
             s = self.resolve(value, func, env, depth + 1)
             if kind == "unpack":
                 if s.shape is not None and i < len(s.shape):
