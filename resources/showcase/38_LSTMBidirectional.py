@@ -39,7 +39,8 @@ _CFG = {"backend": "cuda",
 _LAST = {}  # the benchmark reads the last launch's barrier counters from here (sanity check)
 _CUDA_EXTRA = []  # extra (G, CS, NT, R, MODE) instances to compile (the benchmark's variants)
 _WAVE_EXTRA = []  # extra (G, CS, NT, R) wavefront instances
-_EXT = {}
+_EXT = {}  # instance set -> built extension
+_EXT_BY_KNOBS = {}  # the knobs that choose the instance set -> the same extension (a forward's lookup)
 
 # The CUDA C++ source (resources/showcase/cluster_rnn.cu, pasted here by make_showcase.py).
 _CUDA_SRC = r'''
@@ -99,6 +100,17 @@ __device__ __forceinline__ void kwb_load_w(float (&wreg)[G][KS], const float* w,
         }
 }
 
+// Index of h[r][k] in an h buffer of R rows: rows of H (HU = 0) or, HU > 0, slices [H / HU][R][HU]
+// (one slice per CTA of the cluster, as the bulk-copy exchange delivers them).
+template <int H, int R, int HU>
+__device__ __forceinline__ int kwb_h_at(int r, int k)
+{
+    if constexpr (HU > 0)
+        return ((k / HU) * R + r) * HU + k % HU;
+    else
+        return r * H + k;
+}
+
 // part[v % NA][r][g] += this thread's k slice of W[g] . h[r] (h from shared memory, interleaved
 // float4 chunks v*TPU + q), no reduction across the lanes of the group; NA independent
 // accumulator chains hide the 4-cycle FMA latency when R*G chains alone are too few. W comes from
@@ -119,10 +131,7 @@ __device__ __forceinline__ void kwb_dot(float (&part)[NA][R][G], const float (&w
         }
 #pragma unroll
         for (int r = 0; r < R; ++r) {
-            // h rows of H (HU = 0) or, HU > 0, slices [H / HU][R][HU] (one per CTA of the cluster)
-            const int k = (v * TPU + q) * 4;
-            const float4 hv = *reinterpret_cast<const float4*>(HU ? h + ((k / (HU ? HU : 1)) * R + r) * HU + k % (HU ? HU : 1)
-                                                                  : h + r * H + k);
+            const float4 hv = *reinterpret_cast<const float4*>(h + kwb_h_at<H, R, HU>(r, (v * TPU + q) * 4));
 #pragma unroll
             for (int g = 0; g < G; ++g) {
                 float& ac = part[v % NA][r][g];
@@ -228,6 +237,32 @@ __device__ __forceinline__ void kwb_push_h(const float (&hnew)[R], const unsigne
     }
 }
 
+// Initial state of R rows starting at state row `row0` ([rows][H] in h0, c0): this thread's unit
+// j into hown/cown, every unit of h into slot 0 of the h buffer (layout HU as in kwb_h_at).
+template <int G, int H, int R, int NT, int HU>
+__device__ __forceinline__ void kwb_load_state(float (&hown)[R], float (&cown)[R], float* hs, const float* h0,
+                                               const float* c0, long long row0, int j, int tid)
+{
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        hown[r] = h0[(row0 + r) * H + j];
+        cown[r] = (G == 4) ? c0[(row0 + r) * H + j] : 0.0f;
+    }
+    for (int i = tid; i < R * H; i += NT) hs[kwb_h_at<H, R, HU>(i / H, i % H)] = h0[(row0 + i / H) * H + i % H];
+}
+
+// Final h (and c for the LSTM) of unit j for R rows starting at state row `row0`, where wanted.
+template <int G, int H, int R>
+__device__ __forceinline__ void kwb_store_state(const float (&hown)[R], const float (&cown)[R], float* hn, float* cn,
+                                                long long row0, int j)
+{
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        if (hn != nullptr) hn[(row0 + r) * H + j] = hown[r];
+        if (G == 4 && cn != nullptr) cn[(row0 + r) * H + j] = cown[r];
+    }
+}
+
 // Shared-memory and DSMEM addresses of the h double buffer and its two mbarriers, in this CTA
 // and in every CTA of the cluster; thread 0 initialises the mbarriers and arms them for h(0) and
 // h(1). The caller's cluster.sync() publishes the initialisation before any st.async arrives.
@@ -253,16 +288,27 @@ struct KwbExchange {
             if (T > 2) kwb_expect_bytes(mbar_s, bytes);
         }
     }
-    // One bulk copy per CTA of the cluster: `bytes` of this CTA's shared memory at `src` land at
-    // byte offset `dst_off` of every CTA's h buffer, counted by that CTA's mbarrier of slot `nxt`.
-    // The caller made the source visible to the async proxy (fence.proxy.async) first.
-    __device__ __forceinline__ void send_slice(const float* src, unsigned dst_off, unsigned bytes, int nxt) const
+    // Bulk-copy exchange, step 1 (the q == 0 lane of every unit): this unit's h(t) of R rows into
+    // the CTA's outgoing slice [R][U], made visible to the async proxy.
+    template <int R, int U>
+    __device__ __forceinline__ static void stage_slice(float (&slice)[R][U], const float (&hnew)[R], int unit)
     {
-        const unsigned s = (unsigned)__cvta_generic_to_shared(src);
+#pragma unroll
+        for (int r = 0; r < R; ++r) slice[r][unit] = hnew[r];
+        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    }
+    // Step 2 (one thread, after a CTA barrier): one bulk copy per CTA of the cluster puts the slice
+    // at its place `rank` in slot `nxt` of that CTA's h buffer ([2][CS][R][U]), counted by that
+    // CTA's mbarrier of the slot.
+    template <int R, int U>
+    __device__ __forceinline__ void send_slice(const float (&slice)[R][U], int rank, int nxt) const
+    {
+        const unsigned s = (unsigned)__cvta_generic_to_shared(&slice[0][0]);
+        const unsigned off = (unsigned)((nxt * CS + rank) * R * U) * 4u;
 #pragma unroll
         for (int c = 0; c < CS; ++c)
             asm volatile("cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
-                         :: "r"(rem_s[c] + dst_off), "r"(s), "r"(bytes), "r"(rem_b[c] + nxt * 8) : "memory");
+                         :: "r"(rem_s[c] + off), "r"(s), "r"((unsigned)(R * U * 4)), "r"(rem_b[c] + nxt * 8) : "memory");
     }
     // Before step `step` (> 0): wait for h(step-1) in slot step&1, then re-arm the slot.
     template <bool kTryWait>
@@ -321,16 +367,7 @@ kwb_rnn_layer(const float* __restrict__ gi0, const float* __restrict__ gi1, long
     const float bhn = (G == 3) ? (d ? bh1 : bh0)[2 * H + j] : 0.0f;
 
     float hown[R], cown[R];
-#pragma unroll
-    for (int r = 0; r < R; ++r) {
-        hown[r] = h0[(long long)(d * B + b0 + r) * H + j];
-        cown[r] = (G == 4) ? c0[(long long)(d * B + b0 + r) * H + j] : 0.0f;
-    }
-    for (int i = tid; i < R * H; i += NT) {
-        const int r = i / H, k = i % H;
-        (&hs[0][0][0])[HU ? ((k / (HU ? HU : 1)) * R + r) * HU + k % (HU ? HU : 1) : i] =
-            h0[(long long)(d * B + b0 + r) * H + k];
-    }
+    kwb_load_state<G, H, R, NT, HU>(hown, cown, &hs[0][0][0], h0, c0, (long long)d * B + b0, j, tid);
 
     constexpr unsigned kBytes = R * H * 4;  // one step's h for this CTA's rows, from all CTAs
     KwbExchange<CS> ex;
@@ -379,18 +416,12 @@ kwb_rnn_layer(const float* __restrict__ gi0, const float* __restrict__ gi1, long
         } else if (MODE == 1 || MODE == 4) {
             if (step + 1 < T)  // nobody waits for h(T-1) through shared memory
                 kwb_push_h<H, CS, R, TPU>(hnew, ex.rem_s, ex.rem_b, tid, q, rank, nxt, (slot ^ 1) * 8);
-        } else if (MODE == 5) {
+        } else if constexpr (MODE == 5) {
             // hout[slot] is free again: every CTA waited for the copies out of it (step - 2)
             // before it sent the h(step - 1) this CTA has just waited for.
-            if (q == 0) {
-#pragma unroll
-                for (int r = 0; r < R; ++r) hout[MODE == 5 ? slot : 0][r][tid / TPU] = hnew[r];
-                asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // visible to the bulk copy
-            }
+            if (q == 0) KwbExchange<CS>::stage_slice(hout[slot], hnew, tid / TPU);
             __syncthreads();
-            if (tid == 0 && step + 1 < T)
-                ex.send_slice(&hout[MODE == 5 ? slot : 0][0][0], (unsigned)(((slot ^ 1) * CS + rank) * R * U) * 4u,
-                              R * U * 4, slot ^ 1);
+            if (tid == 0 && step + 1 < T) ex.send_slice(hout[slot], rank, slot ^ 1);
         } else if (MODE == 2) {
             asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
         }
@@ -407,13 +438,7 @@ kwb_rnn_layer(const float* __restrict__ gi0, const float* __restrict__ gi1, long
         if (step + 2 < T) body(step + 2, xc, xb);
     }
     cluster.sync();  // no CTA leaves while another may still write into its shared memory
-    if (q == 0) {
-#pragma unroll
-        for (int r = 0; r < R; ++r) {
-            if (hn != nullptr) hn[(long long)(d * B + b0 + r) * H + j] = hown[r];
-            if (G == 4 && cn != nullptr) cn[(long long)(d * B + b0 + r) * H + j] = cown[r];
-        }
-    }
+    if (q == 0) kwb_store_state<G, H, R>(hown, cown, hn, cn, (long long)d * B + b0, j);
 }
 
 // Wavefront across layers (unidirectional stacks): ONE launch runs all L layers. Cluster
@@ -491,16 +516,9 @@ kwb_rnn_wave(const float* __restrict__ x, long long x_st, long long x_sb, int K0
     for (int g = 0; g < G; ++g)
         bin[g] = bih[l * GH + g * H + j] + ((G == 4 || g < 2) ? bhh[l * GH + g * H + j] : 0.0f);
 
+    constexpr int HU = XB ? U : 0;  // h layout: rows (0) or slices
     float hown[R], cown[R];
-#pragma unroll
-    for (int r = 0; r < R; ++r) {
-        hown[r] = h0[(long long)(l * B + b0 + r) * H + j];
-        cown[r] = (G == 4) ? c0[(long long)(l * B + b0 + r) * H + j] : 0.0f;
-    }
-    for (int i = tid; i < R * H; i += NT) {
-        const int r = i / H, k = i % H;
-        hs[XB ? ((k / U) * R + r) * U + k % U : i] = h0[(long long)(l * B + b0 + r) * H + k];
-    }
+    kwb_load_state<G, H, R, NT, HU>(hown, cown, hs, h0, c0, (long long)l * B + b0, j, tid);
     const int kin = l == 0 ? K0 : H;
     for (int i = tid; i < U * G * H; i += NT) {
         const int u = i / (G * H), g = (i / H) % G, k = i % H;
@@ -590,7 +608,7 @@ kwb_rnn_wave(const float* __restrict__ x, long long x_st, long long x_sb, int K0
         for (int r = 0; r < R; ++r)
 #pragma unroll
             for (int g = 0; g < G; ++g) acc[0][r][g] = pin[0][r][g];
-        kwb_dot<G, H, R, TPU, KS, false, 1, XB ? U : 0>(acc, wreg, nullptr, hs + slot * R * H, q);
+        kwb_dot<G, H, R, TPU, KS, false, 1, HU>(acc, wreg, nullptr, hs + slot * R * H, q);
         kwb_group_sum<R * G, TPU>(&acc[0][0][0]);
         float hnew[R];
 #pragma unroll
@@ -605,11 +623,7 @@ kwb_rnn_wave(const float* __restrict__ x, long long x_st, long long x_sb, int K0
         if (!XB && step + 1 < T)
             kwb_push_h<H, CS, R, TPU>(hnew, ex.rem_s, ex.rem_b, tid, q, rank, (slot ^ 1) * R * H, (slot ^ 1) * 8);
         if (q == 0) {
-            if (XB) {
-#pragma unroll
-                for (int r = 0; r < R; ++r) hout[XB ? slot : 0][r][ul] = hnew[r];
-                asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // visible to the bulk copy
-            }
+            if constexpr (XB) KwbExchange<CS>::stage_slice(hout[slot], hnew, ul);
             if (l < L - 1) {  // h(step) for the layer above
 #pragma unroll
                 for (int r = 0; r < R; ++r) kwb_st_relaxed(hseq + (((long long)l * T + step) * B + b0 + r) * H + j, hnew[r]);
@@ -619,23 +633,16 @@ kwb_rnn_wave(const float* __restrict__ x, long long x_st, long long x_sb, int K0
             }
         }
         store_input(step + 2);
-        if (XB) {
+        if constexpr (XB) {
             __syncthreads();  // hout complete; orders the staging of x(step+2)
             failed = s_failed != 0;
-            if (tid == 0 && step + 1 < T)
-                ex.send_slice(&hout[XB ? slot : 0][0][0], (unsigned)(((slot ^ 1) * CS + rank) * R * U) * 4u, R * U * 4, slot ^ 1);
+            if (tid == 0 && step + 1 < T) ex.send_slice(hout[slot], rank, slot ^ 1);
         }
         load_input(step + 3);
         if (step + 1 < T) input_partials(step + 1);
     }
     cluster.sync();
-    if (q == 0) {
-#pragma unroll
-        for (int r = 0; r < R; ++r) {
-            if (hn != nullptr) hn[(long long)(l * B + b0 + r) * H + j] = hown[r];
-            if (G == 4 && cn != nullptr) cn[(long long)(l * B + b0 + r) * H + j] = cown[r];
-        }
-    }
+    if (q == 0) kwb_store_state<G, H, R>(hown, cown, hn, cn, (long long)l * B + b0, j);
 }
 
 // Launch configuration of a grid of `blocks` CTAs in clusters of `cs` (attr must outlive cfg);
@@ -834,8 +841,8 @@ def _build_dir(name):
 def _cuda_ext():
     """Builds (once per instance set; torch caches the build on disk) the cluster RNN extension.
     Memoised on the knobs that choose the instances, so a forward pays a dict lookup."""
-    sig = (tuple(_CFG.items()), tuple(_CUDA_EXTRA), tuple(_WAVE_EXTRA))
-    hit = _EXT.get(sig)
+    knobs = (tuple(_CFG.items()), tuple(_CUDA_EXTRA), tuple(_WAVE_EXTRA))
+    hit = _EXT_BY_KNOBS.get(knobs)
     if hit is not None:
         return hit
     inst = _cuda_instances()
@@ -850,7 +857,7 @@ def _cuda_ext():
         _EXT[key] = load_inline(name=name, cpp_sources=_CPP_DECL, cuda_sources=src,
                                 functions=["rnn_layer", "max_active_clusters", "rnn_wave"],
                                 extra_cuda_cflags=["-O3"], verbose=False, **_build_dir(name))
-    _EXT[sig] = _EXT[key]
+    _EXT_BY_KNOBS[knobs] = _EXT[key]
     return _EXT[key]
 
 
