@@ -24,7 +24,8 @@ int exitCodeFor(const EvalResult &r)
     case EvalStatus::Ok: return Success;
     case EvalStatus::Cancelled: return Interrupted;
     case EvalStatus::NoGpu:
-    case EvalStatus::InternalError: return EnvironmentError;
+    case EvalStatus::InternalError:
+    case EvalStatus::HarnessOutOfMemory: return EnvironmentError;
     default: return Failure;
     }
 }

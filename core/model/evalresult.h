@@ -6,6 +6,7 @@
 #include <QList>
 #include <QMap>
 #include <QString>
+#include <QtGlobal>
 
 #include <cmath>
 #include <limits>
@@ -40,6 +41,7 @@ enum class EvalStatus {
     NoGpu, ///< the candidate needs a CUDA GPU and there is none
     Cancelled,
     InternalError, ///< the worker or the protocol failed; not the candidate's fault
+    HarnessOutOfMemory, ///< the evaluator itself (inputs, references, checks) did not fit the device
 };
 
 QString toName(EvalStatus s);
@@ -69,6 +71,11 @@ struct EvalResult {
     LatencyStats graph; ///< the same eager call captured in a CUDA graph (GPU only)
 
     QList<Verdict> runtimeChecks; ///< integrity checks made while running (caching, aliasing, ...)
+    /// Peak device memory (bytes) of the candidate's forward and of the reference's alone, measured
+    /// over a correctness trial; -1 when not measured (CPU runs, or the run did not get that far).
+    qint64 candidatePeakBytes = -1;
+    qint64 referencePeakBytes = -1;
+    QString memoryNote; ///< how the harness fitted the device (fp64 check chunked, sampled, on the CPU, ...)
     QMap<QString, double> profile; ///< Nsight Compute metrics, when profiled
     QString profileNote; ///< "not profiled: ..." when not
     bool sandboxed = false;

@@ -122,6 +122,9 @@ QJsonObject toJson(const EvalResult &r)
             {"eager", toJson(r.eager)},
             {"graph", toJson(r.graph)},
             {"runtime_checks", toJson(r.runtimeChecks)},
+            {"candidate_peak_bytes", double(r.candidatePeakBytes)},
+            {"reference_peak_bytes", double(r.referencePeakBytes)},
+            {"memory_note", r.memoryNote},
             {"profile", prof},
             {"profile_note", r.profileNote},
             {"sandboxed", r.sandboxed},
@@ -149,6 +152,9 @@ EvalResult evalResultFromJson(const QJsonObject &o)
     r.eager = latencyFromJson(o.value("eager").toObject());
     r.graph = latencyFromJson(o.value("graph").toObject());
     r.runtimeChecks = verdictsFromJson(o.value("runtime_checks").toArray());
+    r.candidatePeakBytes = qint64(o.value("candidate_peak_bytes").toDouble(-1));
+    r.referencePeakBytes = qint64(o.value("reference_peak_bytes").toDouble(-1));
+    r.memoryNote = o.value("memory_note").toString();
     const auto prof = o.value("profile").toObject();
     for (auto it = prof.begin(); it != prof.end(); ++it)
         r.profile.insert(it.key(), toDouble(it.value()));

@@ -35,7 +35,7 @@ constexpr std::array<std::pair<Severity, const char *>, 4> kSeverities{{{Severit
                                                                          {Severity::Warning, "warning"},
                                                                          {Severity::Error, "error"},
                                                                          {Severity::Critical, "critical"}}};
-constexpr std::array<std::pair<EvalStatus, const char *>, 13> kStatuses{{
+constexpr std::array<std::pair<EvalStatus, const char *>, 14> kStatuses{{
     {EvalStatus::Ok, "ok"},
     {EvalStatus::WrongResult, "wrong_result"},
     {EvalStatus::ShapeMismatch, "shape_mismatch"},
@@ -49,6 +49,7 @@ constexpr std::array<std::pair<EvalStatus, const char *>, 13> kStatuses{{
     {EvalStatus::NoGpu, "no_gpu"},
     {EvalStatus::Cancelled, "cancelled"},
     {EvalStatus::InternalError, "internal_error"},
+    {EvalStatus::HarnessOutOfMemory, "harness_out_of_memory"},
 }};
 constexpr std::array<std::pair<CandidateKind, const char *>, 9> kKinds{{
     {CandidateKind::Baseline, "baseline"},

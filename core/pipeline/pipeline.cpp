@@ -911,6 +911,7 @@ void Pipeline::repairChain(const QString &candidateId, const QString &rootLabel,
         return;
     }
     if (c->eval->status == EvalStatus::NoGpu || c->eval->status == EvalStatus::InternalError
+        || c->eval->status == EvalStatus::HarnessOutOfMemory
         || c->eval->status == EvalStatus::Cancelled) {
         // Not the kernel's fault: a repair prompt would only confuse the model.
         log(QStringLiteral("%1: %2 is not something a repair can fix").arg(c->label, toName(c->eval->status)));
