@@ -4,6 +4,7 @@
 #include "env/locations.h"
 #include "eval/baselinecache.h"
 #include "eval/gpulock.h"
+#include "eval/resultcheck.h"
 #include "eval/sandbox.h"
 #include "eval/workerprocess.h"
 #include "model/json.h"
@@ -15,8 +16,11 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
+#include <QRandomGenerator>
 #include <QTemporaryDir>
 #include <QTimer>
+
+#include <sys/prctl.h>
 
 namespace kwb {
 
@@ -84,6 +88,11 @@ Evaluator::Evaluator(QObject *parent)
 {
     const QByteArray pre = qgetenv("KWB_PRESTART");
     m_prestart = !(pre == "0" || pre == "off" || pre == "no");
+    // A candidate running as this user (no sandbox, GPU machines) must not reach this process's
+    // memory or file descriptors through /proc (the result pipe, the terminal). KWB_HOST_DUMPABLE=1
+    // keeps it attachable for a debugger.
+    if (qEnvironmentVariableIntValue("KWB_HOST_DUMPABLE") != 1)
+        ::prctl(PR_SET_DUMPABLE, 0);
 }
 
 Evaluator::~Evaluator()
@@ -350,8 +359,13 @@ void Evaluator::onWorkerReady()
         return;
     }
 
-    QJsonObject req{{QStringLiteral("v"), 1},
+    // A fresh key per request: the worker signs every message with it, and only its signed lines are
+    // events (PROTOCOL.md). The candidate's process never sees it.
+    QByteArray key(32, Qt::Uninitialized);
+    QRandomGenerator::system()->fillRange(reinterpret_cast<quint32 *>(key.data()), key.size() / 4);
+    QJsonObject req{{QStringLiteral("v"), 2},
                     {QStringLiteral("id"), job.id},
+                    {QStringLiteral("key"), QString::fromLatin1(key.toHex())},
                     {QStringLiteral("task_file"), taskCopy},
                     {QStringLiteral("scratch_dir"), scratch},
                     {QStringLiteral("device"), job.req.device},
@@ -410,7 +424,12 @@ void Evaluator::onWorkerEvent(const QJsonObject &ev)
         }
         Q_EMIT phaseChanged(job.id, job.phase);
     } else if (kind == QLatin1String("result")) {
-        EvalResult r = json::evalResultFromJson(ev.value(QStringLiteral("result")).toObject());
+        const QJsonObject raw = ev.value(QStringLiteral("result")).toObject();
+        if (const QString why = refuseResult(raw, job.req, job.kind == Job::Baseline); !why.isEmpty()) {
+            finishJob(failure(EvalStatus::InternalError, QStringLiteral("the worker's result was refused: ") + why));
+            return;
+        }
+        EvalResult r = json::evalResultFromJson(raw);
         if (job.kind == Job::Baseline && r.status == EvalStatus::Ok)
             m_cache->store(job.cacheKey, r);
         finishJob(r);

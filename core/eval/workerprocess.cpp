@@ -4,7 +4,9 @@
 #include "env/locations.h"
 
 #include <QDir>
+#include <QCryptographicHash>
 #include <QJsonDocument>
+#include <QMessageAuthenticationCode>
 
 #include <csignal>
 #include <cstring>
@@ -15,6 +17,16 @@
 namespace kwb {
 
 namespace {
+
+bool constantTimeEqual(const QByteArray &a, const QByteArray &b)
+{
+    if (a.size() != b.size())
+        return false;
+    unsigned char diff = 0;
+    for (qsizetype i = 0; i < a.size(); ++i)
+        diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+    return diff == 0;
+}
 
 QString signalName(int sig)
 {
@@ -106,6 +118,7 @@ bool WorkerProcess::send(const QJsonObject &request)
 {
     if (m_proc.state() != QProcess::Running)
         return false;
+    m_key = QByteArray::fromHex(request.value(QStringLiteral("key")).toString().toLatin1());
     QByteArray line = QJsonDocument(request).toJson(QJsonDocument::Compact);
     line.append('\n');
     return m_proc.write(line) == line.size();
@@ -154,7 +167,23 @@ void WorkerProcess::onStdout()
             appendLog(QStringLiteral("kwb: non-protocol output on stdout: ") + QString::fromUtf8(line.left(300)));
             continue;
         }
-        const QJsonObject ev = doc.object();
+        QJsonObject ev = doc.object();
+        if (!m_key.isEmpty()) {
+            // After the request only the worker's signed lines count: nothing else that reaches this
+            // pipe (a candidate that found it) can become an event.
+            const QByteArray body = ev.value(QStringLiteral("signed")).toString().toUtf8();
+            const QByteArray mac = ev.value(QStringLiteral("mac")).toString().toLatin1();
+            const QByteArray expected =
+                QMessageAuthenticationCode::hash(body, m_key, QCryptographicHash::Sha256).toHex();
+            const QJsonDocument inner = QJsonDocument::fromJson(body);
+            if (body.isEmpty() || mac.size() != expected.size() || !constantTimeEqual(mac, expected) || !inner.isObject()) {
+                ++m_refused;
+                appendLog(QStringLiteral("kwb: refused a protocol line that is not signed with this request's key: ")
+                          + QString::fromUtf8(line.left(200)));
+                continue;
+            }
+            ev = inner.object();
+        }
         if (!m_ready && ev.value(QStringLiteral("event")).toString() == QLatin1String("ready")) {
             m_ready = true;
             m_readyInfo = ev;

@@ -24,8 +24,12 @@ public:
     ~WorkerProcess() override; ///< kills the process group
 
     void start();
-    /// Writes one request line; false when the worker is not running.
+    /// Writes one request line; false when the worker is not running. A request with a "key" (hex)
+    /// switches the channel to signed messages: from then on only lines signed with that key are
+    /// events (PROTOCOL.md); anything else on stdout is logged and dropped.
     bool send(const QJsonObject &request);
+    /// Lines refused since the request (unsigned, badly signed, not JSON).
+    int refusedLines() const { return m_refused; }
     /// SIGKILL to the whole process group.
     void kill();
 
@@ -66,6 +70,8 @@ private:
     QByteArray m_errBuf;
     QStringList m_log;
     QJsonObject m_readyInfo;
+    QByteArray m_key; ///< raw bytes of the request's key; empty before the request
+    int m_refused = 0;
     QElapsedTimer m_age;
     qint64 m_pgid = 0;
     bool m_ready = false;

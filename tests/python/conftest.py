@@ -15,6 +15,10 @@ import threading
 
 import pytest
 
+sys.path.insert(0, os.path.join(os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..")),
+                                "core", "eval", "worker"))
+from kwb_worker.host import open_line  # noqa: E402
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 WORKER_DIR = os.path.join(ROOT, "core", "eval", "worker")
 WORKER = os.path.join(WORKER_DIR, "kwb_worker.py")
@@ -50,6 +54,7 @@ class ServeWorker:
                                            daemon=True)
         self.err_thread.start()
         self.raw = []
+        self.key = None
 
     @staticmethod
     def _pump(stream, sink):
@@ -58,14 +63,22 @@ class ServeWorker:
         sink(None)
 
     def next_event(self):
-        """The next protocol line parsed as JSON, or None at EOF. Fails the test on a non-JSON line."""
+        """The next protocol line parsed as JSON, or None at EOF. Fails the test on a non-JSON line, and
+        on an unsigned or badly signed line once a request with a key was sent (as the host would refuse it)."""
         line = self.lines.get(timeout=SAFETY_S)
         if line is None:
             return None
         self.raw.append(line)
-        return json.loads(line)
+        ev = json.loads(line)
+        if self.key is not None:
+            opened = open_line(line, self.key)
+            assert opened is not None, "a line the host would refuse: %s" % line[:200]
+            return opened
+        return ev
 
     def send(self, req):
+        if req.get("key"):
+            self.key = bytes.fromhex(req["key"])
         self.proc.stdin.write(json.dumps(req) + "\n")
         self.proc.stdin.flush()
 
@@ -118,7 +131,7 @@ def serve(req, worker=None):
 
 
 def eval_request(task_file, cand_file, **kw):
-    req = {"v": 1, "id": "t1", "op": "eval", "task_file": task_file, "candidate_file": cand_file,
+    req = {"v": 2, "id": "t1", "op": "eval", "key": os.urandom(32).hex(), "task_file": task_file, "candidate_file": cand_file,
            "device": "cpu", "trials": 3, "warmup": 1, "repeat": 3, "atol": 1e-4, "rtol": 1e-4, "seed": 42,
            "baselines": True, "graph_baseline": True, "profile": False, "integrity": True}
     req.update(kw)

@@ -54,11 +54,11 @@ def test_classify(exc, phase, on_gpu, status):
 
 
 def test_validate_requests():
-    ok = {"v": 1, "op": "eval", "task_file": task("level1/1_ReLU.py"), "candidate_file": cand("relu_correct.py")}
+    ok = {"v": 2, "op": "eval", "task_file": task("level1/1_ReLU.py"), "candidate_file": cand("relu_correct.py")}
     assert cli._validate(ok) is None
-    assert "version" in cli._validate(dict(ok, v=2))
+    assert "version" in cli._validate(dict(ok, v=1))
     assert "not found" in cli._validate(dict(ok, candidate_file="/nonexistent.py"))
-    assert "missing task_file" in cli._validate({"v": 1, "op": "baseline"})
+    assert "missing task_file" in cli._validate({"v": 2, "op": "baseline"})
 
 
 def test_stats():

@@ -128,6 +128,25 @@ private Q_SLOTS:
         QVERIFY2(r.sandboxNote.startsWith(QStringLiteral("unsandboxed")), qPrintable(r.sandboxNote));
     }
 
+    // The strongest position a candidate can get: no sandbox, its process as privileged as the judge
+    // (KWB_RUNNER_UID=root), so it can open the host's own result pipe through /proc and write a
+    // made-up "ok" into it. Only lines signed with the request's key are events: the forged line is
+    // refused and logged, and the candidate's real (wrong) answer is what counts.
+    void forgedLinesOnTheHostsPipeAreRefused()
+    {
+        if (::geteuid() != 0)
+            QSKIP("needs root: only a privileged candidate process can reach the host's pipe at all");
+        qputenv("KWB_RUNNER_UID", "root");
+        Evaluator ev;
+        ev.setSandboxEnabled(false);
+        EvalRequest req = request(QStringLiteral(KWB_TEST_DATA "/cheats/forged_proc_fd.py"));
+        const EvalResult r = ev.evaluateBlocking(req);
+        qunsetenv("KWB_RUNNER_UID");
+        QVERIFY2(r.status == EvalStatus::WrongResult, qPrintable(toName(r.status) + QStringLiteral(": ") + r.reason));
+        QVERIFY2(r.logTail.contains(QStringLiteral("forged_proc_fd reached: ['/proc/")), qPrintable(r.logTail));
+        QVERIFY2(r.logTail.contains(QStringLiteral("refused a protocol line")), qPrintable(r.logTail));
+    }
+
     // Regression: CI clones the project wherever it likes, /tmp included; the sandbox's private /tmp
     // hid the worker script of such a checkout and every evaluation failed at once.
     void sandboxedWorkerFromACheckoutUnderTmp()

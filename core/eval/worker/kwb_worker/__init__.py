@@ -5,4 +5,4 @@ Kept light on purpose: importing the package must not import torch, so the one-s
 (kwb_worker.host) and the static detectors (kwb_worker.detect) start fast.
 """
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2

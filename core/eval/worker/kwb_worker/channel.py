@@ -4,12 +4,17 @@
 Done at the C level (os.dup/os.dup2) so that print(), C extensions, Triton and nvcc chatter
 written to fd 1 all land in the log, never in the protocol.
 """
+import hashlib
+import hmac
 import json
 import math
 import os
 import sys
 
+from . import PROTOCOL_VERSION as PROTOCOL
+
 _proto = None
+_key = None  # the host's per-request key: every message after the request is signed with it
 
 
 def take_stdout():
@@ -37,15 +42,32 @@ def _clean(value):
 
 
 def dumps(obj):
-    return json.dumps(_clean(obj), allow_nan=False)
+    return json.dumps(_clean(obj), allow_nan=False, ensure_ascii=True)
+
+
+def set_key(hex_key):
+    """From now on messages are signed (PROTOCOL.md, "Signed messages")."""
+    global _key
+    _key = bytes.fromhex(hex_key) if hex_key else None
+
+
+def sign(body, key):
+    return hmac.new(key, body.encode("ascii"), hashlib.sha256).hexdigest()
+
+
+def envelope(msg, key):
+    """The line a signed message travels in: {"v":2,"signed":BODY,"mac":HMAC-SHA256(key, BODY)}."""
+    body = dumps(msg)
+    return json.dumps({"v": PROTOCOL, "signed": body, "mac": sign(body, key)})
 
 
 def emit(obj):
-    """Writes one protocol message (a dict) as one JSON line, with "v": 1."""
-    msg = {"v": 1}
+    """Writes one protocol message (a dict) as one JSON line, with "v": 2; signed once the request
+    brought a key."""
+    msg = {"v": PROTOCOL}
     msg.update(obj)
     out = _proto if _proto is not None else sys.stdout
-    out.write(dumps(msg) + "\n")
+    out.write((envelope(msg, _key) if _key else dumps(msg)) + "\n")
     out.flush()
 
 

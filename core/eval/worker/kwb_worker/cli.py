@@ -18,7 +18,8 @@ import sys
 import time
 import traceback
 
-from .channel import dumps, emit, log, take_stdout
+from . import PROTOCOL_VERSION
+from .channel import dumps, emit, log, set_key, take_stdout
 
 OPS = ("eval", "baseline", "detect")
 
@@ -74,8 +75,11 @@ def _detect(task_file, candidate_file, sm_count=0, triton_version=None):
 def _validate(req):
     if not isinstance(req, dict):
         return "request is not a JSON object"
-    if req.get("v") != 1:
-        return "unsupported protocol version %r (this worker speaks 1)" % req.get("v")
+    if req.get("v") != PROTOCOL_VERSION:
+        return "unsupported protocol version %r (this worker speaks %d)" % (req.get("v"), PROTOCOL_VERSION)
+    key = req.get("key")
+    if key is not None and (not isinstance(key, str) or len(key) < 32 or any(ch not in "0123456789abcdef" for ch in key)):
+        return "key must be at least 32 lowercase hex digits"
     op = req.get("op")
     if op not in OPS:
         return "unknown op %r" % op
@@ -96,12 +100,12 @@ def handle(req, phase_emit):
         verdicts = _detect(req["task_file"], req["candidate_file"], int(req.get("gpu_sm_count") or 0),
                            _triton_version())
         return {"event": "result", "verdicts": verdicts}
-    from . import evaluate
+    from . import evaluate, judge
 
     if req.get("scratch_dir") and os.path.isdir(req["scratch_dir"]):
-        os.chdir(req["scratch_dir"])  # a candidate's stray files land in its scratch directory
+        os.chdir(req["scratch_dir"])
     t0 = time.time()
-    fn = evaluate.run_eval if op == "eval" else evaluate.run_baseline
+    fn = judge.run_eval if op == "eval" else evaluate.run_baseline
     result = fn(req, phase_emit)
     result["wall_seconds"] = time.time() - t0
     return {"event": "result", "result": result}
@@ -109,6 +113,9 @@ def handle(req, phase_emit):
 
 def serve():
     take_stdout()
+    from .runnerclient import protect_judge
+
+    protected = protect_judge()
     try:
         ready = _ready_info()
     except BaseException as e:
@@ -116,6 +123,11 @@ def serve():
         emit({"event": "error", "message": "worker cannot start: %s: %s" % (type(e).__name__, e)})
         return 2
     emit(ready)
+    if not protected:
+        log("warning: the judge could not make itself undumpable (prctl)")
+    from . import judge
+
+    judge.prestart_runner()  # the candidate's process imports torch while we wait for the request
     line = sys.stdin.readline()
     if not line.strip():
         log("no request on stdin; exiting")
@@ -127,6 +139,8 @@ def serve():
         return 2
     rid = req.get("id") if isinstance(req, dict) else None
     problem = _validate(req)
+    if not problem and req.get("key"):
+        set_key(req.pop("key"))
     if problem:
         emit({"id": rid, "event": "error", "message": "bad request: " + problem})
         return 2
@@ -183,6 +197,8 @@ def _parser():
     d.add_argument("candidate")
     d.add_argument("--sm-count", type=int, default=0)
     d.add_argument("--json", action="store_true")
+    r = sub.add_parser("runner", help=argparse.SUPPRESS)
+    r.add_argument("--fd", type=int, required=True)
     t = sub.add_parser("profile-target", help=argparse.SUPPRESS)
     t.add_argument("task")
     t.add_argument("candidate")
@@ -221,7 +237,7 @@ def _print_result(r, out):
 
 def _one_shot(args):
     op = args.mode
-    req = {"v": 1, "id": "cli", "op": op, "task_file": os.path.abspath(args.task),
+    req = {"v": PROTOCOL_VERSION, "id": "cli", "op": op, "task_file": os.path.abspath(args.task),
            "device": args.device, "warmup": args.warmup, "repeat": args.repeat, "seed": args.seed,
            "graph_baseline": not args.no_graph, "scratch_dir": os.getcwd()}
     if op == "eval":
@@ -265,6 +281,10 @@ def main(argv):
     args = _parser().parse_args(argv)
     if args.mode == "serve":
         return serve()
+    if args.mode == "runner":
+        from .runner import main as runner_main
+
+        return runner_main(args.fd)
     if args.mode == "profile-target":
         from .profile import profile_target
 

@@ -8,7 +8,6 @@ never exceptions. `phase(name)` is called as the evaluation moves on.
 import copy
 import math
 import os
-import time
 import traceback
 
 import torch
@@ -16,8 +15,8 @@ import torch
 from . import timing  # first: it keeps the genuine clocks before any candidate is imported
 from .channel import log
 from .failures import NO_GPU_REASON, Failure, classify, one_line
-from .integrity import IntegrityChecks, storage_ptr
-from .loader import GPU_ONLY, gpu_needs, import_file, seed_all
+
+from .loader import import_file, seed_all
 
 FP64_TRIALS = 2  # trials also compared with an fp64 reference (enough to judge precision, cheap on CPU)
 
@@ -29,8 +28,8 @@ def empty_result(req):
             "max_abs_err": None, "mean_abs_err": None, "max_abs_err_fp64": None,
             "atol": float(req.get("atol", 1e-4)), "rtol": float(req.get("rtol", 1e-4)),
             "candidate": dict(none_stats), "eager": dict(none_stats), "graph": dict(none_stats),
-            "runtime_checks": [], "profile": {}, "profile_note": "", "sandboxed": False, "sandbox_note": "",
-            "wall_seconds": 0.0}
+            "runtime_checks": [], "candidate_peak_bytes": -1, "reference_peak_bytes": -1, "memory_note": "",
+            "profile": {}, "profile_note": "", "sandboxed": False, "sandbox_note": "", "wall_seconds": 0.0}
 
 
 def strict_fp32():
@@ -89,8 +88,14 @@ def describe(t):
     return type(t).__name__
 
 
+COMPARE_CHUNK = 1 << 25  # elements compared at once: a 6 GB output never needs a second full copy
+
+
 def compare(ref_list, cand_list, atol, rtol):
-    """Returns (kind, max_abs, mean_abs, detail) with kind "ok" | "shape" | "wrong"."""
+    """Returns (kind, max_abs, mean_abs, detail) with kind "ok" | "shape" | "wrong".
+
+    The candidate's outputs may live elsewhere (the output arena, on the CPU): they are moved to the
+    reference's device a chunk at a time."""
     if len(ref_list) != len(cand_list):
         return "shape", None, None, "expected %d output(s), got %d" % (len(ref_list), len(cand_list))
     max_abs, total, count, detail = 0.0, 0.0, 0, ""
@@ -103,18 +108,28 @@ def compare(ref_list, cand_list, atol, rtol):
             continue
         if tuple(r.shape) != tuple(c.shape) or r.dtype != c.dtype:
             return "shape", None, None, "output %d: expected %s, got %s" % (k, describe(r), describe(c))
-        c = c.detach().to(r.device)
         if r.numel() == 0:
             continue
-        diff = (c.double() - r.double()).abs()
-        bad_nan = bool((torch.isnan(c) & ~torch.isnan(r)).any())
-        m = float(diff.max()) if not bad_nan else math.nan
+        rf, cf = r.detach().reshape(-1), c.detach().reshape(-1)
+        m, bad_nan, close = 0.0, False, True
+        for i in range(0, rf.numel(), COMPARE_CHUNK):
+            rc = rf[i:i + COMPARE_CHUNK]
+            cc = cf[i:i + COMPARE_CHUNK].to(rc.device)
+            diff = (cc.double() - rc.double()).abs()
+            if bool((torch.isnan(cc) & ~torch.isnan(rc)).any()):
+                bad_nan = True
+            m = max(m, float(torch.nan_to_num(diff, nan=0.0).max()))
+            total += float(torch.nan_to_num(diff, nan=0.0).sum())
+            count += diff.numel()
+            if close and not torch.allclose(cc, rc, atol=atol, rtol=rtol, equal_nan=True):
+                close = False
+            del diff, cc
+        if bad_nan:
+            m = math.nan
         max_abs = m if math.isnan(m) or math.isnan(max_abs) else max(max_abs, m)
-        total += float(torch.nan_to_num(diff, nan=0.0).sum())
-        count += diff.numel()
         if bad_nan:
             detail = detail or "output %d has NaN where the reference has none" % k
-        elif not torch.allclose(c, r, atol=atol, rtol=rtol):
+        elif not close:
             detail = detail or ("output %d: max abs err %.3g exceeds atol %.0e + rtol %.0e x |ref|"
                                 % (k, m, atol, rtol))
     mean_abs = total / count if count else 0.0
@@ -263,227 +278,6 @@ def _timing_counts(req, on_gpu):
     if repeat is None:
         repeat = 20 if on_gpu else 5
     return int(warmup), int(repeat)
-
-
-def run_eval(req, phase):
-    """The `eval` op."""
-    t0 = time.time()
-    res = empty_result(req)
-    ctx = _Ctx(req, phase)
-    checks = None
-    try:
-        _load_task(ctx)
-        on_gpu = ctx.device.type == "cuda"
-        res["device"], res["on_gpu"] = device_label(ctx.device), on_gpu
-        checks = IntegrityChecks(on_gpu) if req.get("integrity", True) else None
-        _eval_candidate(ctx, req, res, checks)
-    except Failure as f:
-        res["status"], res["reason"] = f.status, f.reason
-    except BaseException as e:  # a bug of ours
-        traceback.print_exc()
-        res["status"], res["reason"] = "internal_error", "%s: %s" % (type(e).__name__, one_line(e))
-    if checks is not None:
-        try:
-            res["runtime_checks"] = checks.verdicts()
-        except BaseException:
-            traceback.print_exc()
-    if not res["profile_note"] and not res["profile"]:
-        res["profile_note"] = "not profiled: not requested" if not req.get("profile") else \
-            "not profiled: the candidate did not pass"
-    log("eval finished in %.2f s: %s (%s)" % (time.time() - t0, res["status"], res["reason"]))
-    return res
-
-
-def _eval_candidate(ctx, req, res, checks):
-    cand_file = req["candidate_file"]
-    atol, rtol = res["atol"], res["rtol"]
-    n_trials = max(1, int(req.get("trials", 5)))
-    on_gpu = res["on_gpu"]
-    source = _read_source(cand_file)
-    needs = gpu_needs(source)
-
-    def fail(exc):
-        traceback.print_exc()
-        st, why = classify(exc, ctx.phase, cand_file, needs_gpu=bool(needs), on_gpu=on_gpu)
-        if st == "no_gpu" and needs and "(" not in why:
-            why += " (uses %s)" % ", ".join(needs)
-        raise Failure(st, why)
-
-    # --- load the candidate -----------------------------------------------------------------
-    ctx.set_phase("loading_candidate")
-    gpu_only = [n for n in needs if n in GPU_ONLY]
-    if not on_gpu and gpu_only:
-        raise Failure("no_gpu", "%s (the candidate uses %s)" % (NO_GPU_REASON, " and ".join(gpu_only)))
-    try:
-        mod = import_file(cand_file, "candidate")
-        if not hasattr(mod, "ModelNew"):
-            raise Failure("syntax_error", "the candidate defines no class ModelNew")
-        seed_all(ctx.seed)  # as KernelBench: ModelNew's parameters match Model's when made in the same order
-        cand_model = mod.ModelNew(*ctx.init_inputs)
-        if isinstance(cand_model, torch.nn.Module):
-            cand_model = cand_model.to(ctx.device)
-    except Failure:
-        raise
-    except SystemExit as e:
-        raise Failure("crash", "the candidate called sys.exit(%s)" % e.code)
-    except BaseException as e:
-        fail(e)
-    if checks:
-        checks.note_tf32()
-
-    # --- correctness trials -------------------------------------------------------------------
-    ref64_model = None
-    fp64_ok = True
-    max_abs, mean_sum, err64_cand, err64_ref = None, 0.0, None, None
-    prev_cand = prev_ref = None
-    for trial in range(n_trials):
-        inputs = _inputs(ctx, trial)
-        clones = [clone(x) for x in inputs]
-        input_ptrs = {storage_ptr(x): i for i, x in enumerate(inputs) if isinstance(x, torch.Tensor)}
-        with torch.no_grad():
-            strict_fp32()
-            seed_all(_fwd_seed(ctx, trial))
-            ref_out = ctx.ref_model(*inputs)
-            ref_flat = flatten(ref_out)
-            ref_keep = [clone(x) for x in ref_flat]
-            # Poison then free the reference output: a candidate returning recycled memory
-            # (torch.empty games) sees NaN instead of the right answer.
-            freed = set()
-            for r in ref_flat:
-                if isinstance(r, torch.Tensor) and r.is_floating_point():
-                    p = storage_ptr(r)
-                    if p not in input_ptrs:
-                        r.fill_(float("nan"))
-                        freed.add(p)
-            r = None
-            del ref_out, ref_flat
-            _sync(ctx)
-
-        if trial == 0:
-            ctx.set_phase("compiling")  # the first call pays Triton JIT / lazy builds
-        try:
-            with torch.no_grad():
-                strict_fp32()
-                seed_all(_fwd_seed(ctx, trial))
-                cand_out = cand_model(*inputs)
-                cand_flat = flatten(cand_out)
-                side_differs = None
-                if on_gpu:
-                    torch.cuda.current_stream().synchronize()
-                    snap = [clone(x) for x in cand_flat]
-                    torch.cuda.synchronize()
-                    side_differs = not all(_equal_nan(a, b) for a, b in zip(snap, cand_flat))
-        except SystemExit as e:
-            raise Failure("crash", "the candidate called sys.exit(%s)" % e.code)
-        except BaseException as e:
-            fail(e)
-        if checks:
-            checks.note_tf32()
-        if trial == 0:
-            ctx.set_phase("running")
-
-        kind, m, mean, detail = compare(ref_keep, cand_flat, atol, rtol)
-        has_nan = any(isinstance(c, torch.Tensor) and c.is_floating_point() and bool(torch.isnan(c).any())
-                      for c in cand_flat)
-        if checks:
-            checks.note_trial(trial, cand_flat, prev_cand, ref_keep, prev_ref, inputs, clones, input_ptrs,
-                              freed, has_nan and kind != "ok")
-            if side_differs is not None:
-                checks.note_side_stream(trial, side_differs)
-        res["trials"] = trial + 1
-        if kind == "shape":
-            res["failing_trial"] = trial
-            raise Failure("shape_mismatch", "trial %d: %s" % (trial, detail))
-        max_abs = _nanmax(max_abs, m)
-        mean_sum += mean or 0.0
-        res["max_abs_err"], res["mean_abs_err"] = max_abs, mean_sum / (trial + 1)
-
-        if fp64_ok and trial < FP64_TRIALS and req.get("integrity", True) is not False:
-            try:
-                if ref64_model is None:
-                    ref64_model = copy.deepcopy(ctx.ref_model).double()
-                with torch.no_grad(), _fp32_random_draws():
-                    seed_all(_fwd_seed(ctx, trial))
-                    ref64 = flatten(ref64_model(*[to_device(c, ctx.device, torch.float64) for c in clones]))
-                e_c = _err64(ref64, cand_flat)
-                e_r = _err64(ref64, ref_keep)
-                scale = max([float(r.abs().max()) for r in ref64 if isinstance(r, torch.Tensor) and r.numel()] or [1.0])
-                if not e_r <= 1e-3 * max(1.0, scale):
-                    # strict fp32 is ~1e-7 from fp64; this far off, the fp64 run is not the same
-                    # computation (e.g. torch.randn in forward draws other numbers in float64).
-                    raise ValueError("the fp32 reference is %.3g from it: not comparable (random draws in "
-                                     "forward?)" % e_r)
-                err64_cand, err64_ref = _nanmax(err64_cand, e_c), _nanmax(err64_ref, e_r)
-                res["max_abs_err_fp64"] = err64_cand
-            except BaseException as e:
-                log("no fp64 comparison: %s: %s" % (type(e).__name__, one_line(e)))
-                if checks:
-                    checks.note_no_fp64("%s: %s" % (type(e).__name__, one_line(e)))
-                res["max_abs_err_fp64"] = None
-                fp64_ok = False
-
-        if kind == "wrong":
-            res["failing_trial"] = trial
-            raise Failure("wrong_result", "trial %d: %s" % (trial, detail))
-        prev_cand = [clone(x) for x in cand_flat]
-        prev_ref = ref_keep
-        del cand_out, cand_flat
-
-    if checks and fp64_ok and err64_cand is not None:
-        checks.note_precision(err64_cand, err64_ref)
-
-    # --- timing -------------------------------------------------------------------------------
-    notes = []
-    inputs = _inputs(ctx, 0)
-    fns = {}
-    with torch.no_grad():
-        if req.get("baselines", True):
-            strict_fp32()
-            fns["eager"] = lambda: ctx.ref_model(*inputs)
-            if on_gpu and req.get("graph_baseline", True):
-                seed_all(_fwd_seed(ctx, 0))
-                ref_flat = [clone(x) for x in flatten(ctx.ref_model(*inputs))]
-                fn, why = _graph_baseline(ctx, inputs, ref_flat)
-                if fn is not None:
-                    fns["graph"] = fn
-                else:
-                    notes.append("graph baseline unavailable: " + why)
-                    log(notes[-1])
-    fns["candidate"] = lambda: cand_model(*inputs)
-    warmup, repeat = _timing_counts(req, on_gpu)
-    failed_in = []
-    try:
-        times = timing.time_interleaved(fns, ctx.device, warmup, repeat, on_call_error=failed_in.append)
-    except BaseException as e:
-        if failed_in and failed_in[0] != "candidate":
-            traceback.print_exc()
-            raise Failure("internal_error", "the %s baseline failed while timing: %s" % (failed_in[0], one_line(e)))
-        fail(e)
-    for name, samples in times.items():
-        res[name] = timing.stats(samples)
-    if checks and res["candidate"]["median_ms"]:
-        base = res["graph"] if res["graph"]["samples"] else res["eager"]
-        if base["samples"]:
-            checks.note_speedup(base["median_ms"] / res["candidate"]["median_ms"],
-                                "CUDA-graph" if base is res["graph"] else "eager",
-                                float(req.get("plausible_speedup", 10.0)))
-
-    res["status"] = "ok"
-    summary = "correct in %d trials (max abs err %.3g)" % (n_trials, max_abs if max_abs is not None else 0.0)
-    if res["eager"]["samples"]:
-        summary += "; %.2fx vs eager" % (res["eager"]["median_ms"] / res["candidate"]["median_ms"])
-    if res["graph"]["samples"]:
-        summary += ", %.2fx vs CUDA graph" % (res["graph"]["median_ms"] / res["candidate"]["median_ms"])
-    if not on_gpu:
-        summary += " (CPU timings)"
-    res["reason"] = "; ".join([summary] + notes)
-
-    # --- profiling ----------------------------------------------------------------------------
-    if req.get("profile"):
-        ctx.set_phase("profiling")
-        from .profile import profile_candidate
-
-        res["profile"], res["profile_note"] = profile_candidate(req, on_gpu)
 
 
 class _fp32_random_draws:

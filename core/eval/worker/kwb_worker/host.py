@@ -4,6 +4,7 @@ process group, sends one request, applies the compile and run limits, and turns 
 timeout into a result, like the C++ host (core/eval) does. It never imports torch itself.
 """
 import collections
+import hmac
 import json
 import os
 import queue
@@ -31,11 +32,40 @@ def _kill_group(p):
     p.wait()
 
 
+def open_line(line, key):
+    """The message a protocol line carries, or None when it is not one the host may accept: once a
+    request with a key was sent, only lines signed with that key count (PROTOCOL.md)."""
+    try:
+        ev = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(ev, dict):
+        return None
+    if "signed" in ev:
+        body, mac = ev.get("signed"), ev.get("mac")
+        if key is None or not isinstance(body, str) or not isinstance(mac, str):
+            return None
+        from .channel import sign
+
+        if not hmac.compare_digest(sign(body, key), mac):
+            return None
+        try:
+            ev = json.loads(body)
+        except ValueError:
+            return None
+        return ev if isinstance(ev, dict) else None
+    return ev if key is None else None
+
+
 def run_request(req, compile_timeout=600.0, run_timeout=600.0, python=None, echo_log=False, on_event=None):
     """Runs one request in a fresh worker. Returns (final event dict, log_tail).
 
     The final event is the worker's result/error event, or a synthesized result for a crash or a
     timeout (status crash / compile_timeout / run_timeout)."""
+    from .runnerclient import protect_judge
+
+    if os.environ.get("KWB_HOST_DUMPABLE") != "1":
+        protect_judge()  # a candidate running as our user cannot reach our stdout through /proc either
     p = subprocess.Popen([python or sys.executable, "-u", SCRIPT, "serve"], stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
                          encoding="utf-8", errors="replace", start_new_session=True)
@@ -48,6 +78,7 @@ def run_request(req, compile_timeout=600.0, run_timeout=600.0, python=None, echo
     deadline = time.monotonic() + compile_timeout
     limit_name = "compile_timeout"
     sent = False
+    key = None
     final = None
     open_streams = 2
     while open_streams and final is None:
@@ -69,16 +100,17 @@ def run_request(req, compile_timeout=600.0, run_timeout=600.0, python=None, echo
             if echo_log:
                 sys.stderr.write(line)
             continue
-        try:
-            ev = json.loads(line)
-        except ValueError:
-            log.append("[host] not a protocol line: " + line.strip()[:200])
+        ev = open_line(line, key if sent else None)
+        if ev is None:
+            log.append("[host] not a protocol line%s: %s" % (" (unsigned or badly signed)" if sent else "",
+                                                            line.strip()[:200]))
             continue
         if on_event:
             on_event(ev)
         kind = ev.get("event")
         if kind == "ready" and not sent:
-            p.stdin.write(json.dumps(req) + "\n")
+            key = os.urandom(32)
+            p.stdin.write(json.dumps(dict(req, key=key.hex())) + "\n")
             p.stdin.flush()
             p.stdin.close()
             sent = True
@@ -135,5 +167,6 @@ def blank_result():
     return {"status": "internal_error", "reason": "", "log_tail": "", "device": "", "on_gpu": False,
             "torch_version": "", "trials": 0, "failing_trial": -1, "max_abs_err": None, "mean_abs_err": None,
             "max_abs_err_fp64": None, "atol": 1e-4, "rtol": 1e-4, "candidate": dict(stats),
-            "eager": dict(stats), "graph": dict(stats), "runtime_checks": [], "profile": {},
+            "eager": dict(stats), "graph": dict(stats), "runtime_checks": [], "candidate_peak_bytes": -1,
+            "reference_peak_bytes": -1, "memory_note": "", "profile": {},
             "profile_note": "", "sandboxed": False, "sandbox_note": "", "wall_seconds": 0.0}

@@ -1,12 +1,16 @@
 # SPDX-License-Identifier: MIT
-"""Run-time integrity checks (detector ids integrity.*), made while the candidate runs.
+"""Run-time integrity checks (detector ids integrity.*), judged outside the candidate's process.
+
+The judge feeds what it saw (outputs in the arena, its own clocks) and what the runner claims (its
+clock, its observations). A claim can only raise a flag: a runner that says "no thread" proves
+nothing, one that reports a patched timer is flagged.
 
 Convention: every check that was made yields exactly one verdict: outcome "yes" when the candidate
 was caught, "no" (severity info) when the check passed, "cannot_tell" when it could not be made
 (e.g. integrity.side_stream on a CPU run, or integrity.precision when the fp64 reference failed).
 A failure before the candidate ran (syntax error, ...) gives no verdicts at all.
 """
-import threading
+import statistics
 import time
 
 import torch
@@ -20,6 +24,11 @@ SEVERITY = {
     "integrity.threads": "warning",
     "integrity.side_stream": "error",
     "integrity.implausible_speedup": "error",
+    "integrity.timing_disagreement": "critical",
+    "integrity.deferred_work": "critical",
+    "integrity.baseline_interference": "critical",
+    "integrity.protocol": "critical",
+    "integrity.isolation": "warning",
 }
 
 FIXES = {
@@ -31,6 +40,12 @@ FIXES = {
     "integrity.threads": "Do all work inside forward() on the calling thread; do not start threads.",
     "integrity.side_stream": "Launch work on the current CUDA stream (or make it wait for side streams before returning).",
     "integrity.implausible_speedup": "",
+    "integrity.timing_disagreement": "Do all of the work inside forward(), on the current stream, and let the "
+                                     "evaluator's clocks be.",
+    "integrity.deferred_work": "Compute the output inside forward(); do not defer work to later steps.",
+    "integrity.baseline_interference": "Leave no work running on the GPU or the CPU after forward() returns.",
+    "integrity.protocol": "Do not write to file descriptors or channels the candidate does not own.",
+    "integrity.isolation": "",
 }
 
 
@@ -51,7 +66,7 @@ def storage_ptr(t):
         return t.storage().data_ptr()
 
 
-def _timers():
+def timers_snapshot():
     return {
         "torch.cuda.Event": torch.cuda.Event,
         "torch.cuda.Event.record": getattr(torch.cuda.Event, "record", None),
@@ -65,67 +80,52 @@ def _timers():
     }
 
 
-def _tf32_flags():
+def tf32_flags():
     return (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32)
 
 
-class IntegrityChecks:
-    """Collects evidence during an evaluation; `verdicts()` turns it into one verdict per check.
-
-    Create it before the candidate is imported: it snapshots the timers, threads and TF32 flags."""
+class JudgeChecks:
+    """Collects evidence during an evaluation; `verdicts()` turns it into one verdict per check."""
 
     def __init__(self, on_gpu):
         self.m_onGpu = on_gpu
-        self.m_timers = _timers()
-        self.m_threads = {t.ident for t in threading.enumerate()}
-        self.m_tf32 = _tf32_flags()
         self.m_trialsChecked = 0
         self.m_cached = []
         self.m_mutated = []
-        self.m_aliasInput = []
-        self.m_aliasFreed = []
-        self.m_sideStream = []
-        self.m_sideStreamChecked = 0
-        self.m_tf32Changed = False
+        self.m_mutationChecked = 0
         self.m_precision = None  # (candidate err vs fp64, reference err vs fp64)
         self.m_noFp64 = ""
         self.m_speedup = None  # (value, against, bound)
+        self.m_runner = None  # the runner's report
+        self.m_protocol = []
+        self.m_isolation = ""
+        self.m_timing = None  # (verdict outcome, summary, evidence)
+        self.m_deferred = None
+        self.m_interference = None
         self.m_ranCandidate = False
 
-    # ---- evidence, fed by the evaluator -------------------------------------------------------
-    def note_tf32(self):
-        if _tf32_flags() != self.m_tf32:
-            self.m_tf32Changed = True
+    # ---- evidence, fed by the judge ---------------------------------------------------------------
+    def note_protocol(self, what):
+        self.m_protocol.append(what)
 
-    def note_trial(self, trial, cand_list, prev_cand, ref_list, prev_ref, inputs, clones, input_ptrs,
-                   freed_ref_ptrs, trial_has_nan):
+    def note_isolation(self, what):
+        self.m_isolation = what
+
+    def note_inputs(self, trial, original, delivered):
+        self.m_mutationChecked += 1
+        for i, (x, d) in enumerate(zip(original, delivered)):
+            if isinstance(x, torch.Tensor) and isinstance(d, torch.Tensor) and not _same(x, d):
+                self.m_mutated.append("trial %d: input %d changed during the candidate's call" % (trial, i))
+
+    def note_trial(self, trial, cand_list, prev_cand, ref_list, prev_ref):
         self.m_ranCandidate = True
         self.m_trialsChecked += 1
-        for i, (x, c) in enumerate(zip(inputs, clones)):
-            if isinstance(x, torch.Tensor) and not _same(x, c):
-                self.m_mutated.append("trial %d: input %d changed during the candidate's call" % (trial, i))
-        for k, out in enumerate(cand_list):
-            if not isinstance(out, torch.Tensor):
-                continue
-            p = storage_ptr(out)
-            if p != 0 and p in input_ptrs:
-                self.m_aliasInput.append("trial %d: output %d shares storage with input %d"
-                                         % (trial, k, input_ptrs[p]))
-            if p != 0 and p in freed_ref_ptrs and trial_has_nan:
-                self.m_aliasFreed.append("trial %d: output %d is the freed reference output's memory, "
-                                         "left unwritten (it still holds the NaN the evaluator wrote)" % (trial, k))
         if prev_cand is not None and prev_ref is not None and len(cand_list) == len(prev_cand):
             same_cand = all(_same(a, b) for a, b in zip(cand_list, prev_cand))
             same_ref = len(ref_list) == len(prev_ref) and all(_same(a, b) for a, b in zip(ref_list, prev_ref))
             if same_cand and not same_ref:
                 self.m_cached.append("trial %d: output identical to trial %d's although the inputs and the "
                                      "reference output changed" % (trial, trial - 1))
-
-    def note_side_stream(self, trial, differs):
-        self.m_sideStreamChecked += 1
-        if differs:
-            self.m_sideStream.append("trial %d: output changed after a device-wide synchronize; it was not "
-                                     "complete when the current stream was" % trial)
 
     def note_precision(self, cand_err64, ref_err64):
         self.m_precision = (cand_err64, ref_err64)
@@ -136,12 +136,75 @@ class IntegrityChecks:
     def note_speedup(self, value, against, bound):
         self.m_speedup = (value, against, bound)
 
-    # ---- verdicts -----------------------------------------------------------------------------
+    def note_runner(self, report):
+        self.m_runner = report if isinstance(report, dict) else {}
+
+    def note_timing(self, claimed, wall, prep, deliver, ipc, calib):
+        """Compares the runner's clock with the judge's. Returns the judge's figures (ms per call)
+        when the runner's are refused, else None."""
+        if not claimed:
+            return None
+        # The judge's fastest framed call bounds the truth from above with the least noise a loaded
+        # machine adds; a claim far below it is not believed.
+        c, w, w_med = statistics.median(claimed), min(wall), statistics.median(wall)
+        ev = ["runner's clock: median %.4f ms per call; judge's wall clock around the call: fastest %.4f ms, "
+              "median %.4f ms (less %.3f ms for a round trip)" % (c, w, w_med, ipc)]
+        refused = None
+        slack = 0.05 if self.m_onGpu else 0.1
+        if c < 0.7 * w - slack:
+            self.m_timing = ("yes", "the candidate's clock says %.4f ms, the judge's wall clock %.4f ms: the "
+                                    "figure is refused" % (c, w), ev)
+            refused = list(wall)
+        else:
+            self.m_timing = ("no", "the candidate's clock agrees with the judge's wall clock (%.4f vs %.4f ms)"
+                             % (c, w), ev)
+        p, d = statistics.median(prep), statistics.median(deliver)
+        exp_p, exp_d = calib.get("h2d_ms", 0.0) + ipc, calib.get("d2h_ms", 0.0) + ipc
+        ev2 = ["input copy into the candidate's process: median %.3f ms (the judge's own copy: %.3f ms)" % (p, exp_p),
+               "output delivery: median %.3f ms (the judge's own copy: %.3f ms)" % (d, exp_d)]
+        slow = []
+        floor = max(0.3 * max(w_med, c), 1.0 if self.m_onGpu else 2.0)
+        if p > 3.0 * exp_p + floor:
+            slow.append("the input copy took %.3f ms, %.1fx the judge's own" % (p, p / max(exp_p, 1e-6)))
+        if d > 3.0 * exp_d + floor:
+            slow.append("delivering the outputs took %.3f ms, %.1fx the judge's own copy" % (d, d / max(exp_d, 1e-6)))
+        if slow:
+            self.m_deferred = ("yes", slow[0] + ": work was moved out of the timed call", slow + ev2)
+            refused = [a + b + x for a, b, x in zip(wall, prep, deliver)]
+        else:
+            self.m_deferred = ("no", "the steps around the timed call cost what their copies cost", ev2)
+        return refused
+
+    def note_baselines(self, clean, during):
+        """Baselines timed before the candidate was imported vs while its process was alive (stopped)."""
+        ev, hits = [], []
+        for name, samples in clean.items():
+            if not samples or not during.get(name, {}).get("samples"):
+                continue
+            before, now = statistics.median(samples), during[name]["median_ms"]
+            ev.append("%s: %.4f ms before the candidate was imported, %.4f ms beside it" % (name, before, now))
+            if now > 1.3 * before + 0.05:
+                hits.append("%s baseline %.2fx slower beside the candidate than before it was imported"
+                            % (name, now / before))
+        if not ev:
+            return
+        if hits and (len(hits) == len(ev) or "graph" in hits[0]):
+            self.m_interference = ("yes", hits[0] + ": something of the candidate's slowed it", ev)
+        else:
+            self.m_interference = ("no", "baselines as fast beside the candidate as before it was imported", ev)
+
+    # ---- verdicts ---------------------------------------------------------------------------------
     def verdicts(self):
-        if not self.m_ranCandidate:
-            return []
         out = []
+        if self.m_protocol:
+            out.append(verdict("integrity.protocol", "yes", "the candidate's process broke the runner protocol: "
+                               + self.m_protocol[0], self.m_protocol[:5]))
+        if self.m_isolation:
+            out.append(verdict("integrity.isolation", "cannot_tell", self.m_isolation))
+        if not self.m_ranCandidate:
+            return out
         n = self.m_trialsChecked
+        runner = self.m_runner or {}
 
         def simple(det, hits, clean):
             if hits:
@@ -150,38 +213,44 @@ class IntegrityChecks:
                 out.append(verdict(det, "no", clean))
 
         simple("integrity.cached_output", self.m_cached, "fresh inputs gave fresh outputs in %d trials" % n)
-        simple("integrity.input_mutation", self.m_mutated, "inputs unchanged by the candidate in %d trials" % n)
-        simple("integrity.output_aliasing", self.m_aliasFreed + self.m_aliasInput,
-               "outputs share no storage with inputs or freed reference memory")
-        # Severity: returning an input is an error, returning unwritten reference memory critical.
-        if out[-1]["outcome"] == "yes" and not self.m_aliasFreed:
+        if self.m_mutationChecked:
+            simple("integrity.input_mutation", self.m_mutated,
+                   "inputs unchanged by the candidate in %d trials" % self.m_mutationChecked)
+        else:
+            out.append(verdict("integrity.input_mutation", "cannot_tell", "inputs too large to send back"))
+        alias = [a for a in runner.get("alias", []) if isinstance(a, str)]
+        simple("integrity.output_aliasing", alias, "outputs share no storage with inputs")
+        if out[-1]["outcome"] == "yes":
             out[-1]["severity"] = "error"
 
-        patched = [name for name, fn in _timers().items() if self.m_timers.get(name) is not fn]
+        patched = [p for p in runner.get("timers_patched", []) if isinstance(p, str)]
         if patched:
             out.append(verdict("integrity.timer_patch", "yes", "the candidate replaced " + ", ".join(patched),
                                ["%s was replaced after the candidate was imported" % p for p in patched]))
         else:
-            out.append(verdict("integrity.timer_patch", "no", "timers and synchronize untouched"))
-
-        extra = [t for t in threading.enumerate() if t.ident not in self.m_threads and t.is_alive()]
-        if extra:
-            out.append(verdict("integrity.threads", "yes",
-                               "%d thread(s) started by the candidate still alive" % len(extra),
-                               ["thread %r (daemon=%s)" % (t.name, t.daemon) for t in extra]))
+            out.append(verdict("integrity.timer_patch", "no", "timers and synchronize untouched (the candidate's "
+                                                              "clock is also checked against the judge's)"))
+        threads = [t for t in runner.get("threads", []) if isinstance(t, str)]
+        if threads:
+            out.append(verdict("integrity.threads", "yes", "%d thread(s) started by the candidate still alive"
+                               % len(threads), threads))
         else:
             out.append(verdict("integrity.threads", "no", "no extra threads alive after the candidate ran"))
-
+        side = [s for s in runner.get("side_stream", []) if isinstance(s, str)]
         if not self.m_onGpu:
             out.append(verdict("integrity.side_stream", "cannot_tell", "CPU run: no CUDA streams to check"))
-        elif self.m_sideStream:
-            out.append(verdict("integrity.side_stream", "yes", self.m_sideStream[0], self.m_sideStream[:5]))
+        elif side:
+            out.append(verdict("integrity.side_stream", "yes", side[0], side[:5]))
         else:
-            out.append(verdict("integrity.side_stream", "no",
-                               "output complete when the current stream was, in %d trials" % self.m_sideStreamChecked))
-
-        out.append(self._precision_verdict())
-
+            out.append(verdict("integrity.side_stream", "no", "output complete when the current stream was, in %d "
+                                                              "trials" % n))
+        out.append(self._precision_verdict(runner.get("tf32_changed") is True))
+        for det, got in (("integrity.timing_disagreement", self.m_timing), ("integrity.deferred_work", self.m_deferred),
+                         ("integrity.baseline_interference", self.m_interference)):
+            if got is not None:
+                out.append(verdict(det, got[0], got[1], got[2]))
+            elif det != "integrity.baseline_interference" or self.m_onGpu:
+                out.append(verdict(det, "cannot_tell", "not timed"))
         if self.m_speedup is None:
             out.append(verdict("integrity.implausible_speedup", "cannot_tell", "not timed"))
         else:
@@ -195,10 +264,10 @@ class IntegrityChecks:
                                    "%.2fx against the %s baseline (bound %.0fx)" % (value, against, bound)))
         return out
 
-    def _precision_verdict(self):
+    def _precision_verdict(self, tf32_changed):
         det = "integrity.precision"
         ev = []
-        if self.m_tf32Changed:
+        if tf32_changed:
             ev.append("the candidate changed torch.backends TF32 flags (reset to strict fp32 before every call)")
         if self.m_precision is None or self.m_precision[0] is None or self.m_precision[1] is None:
             if ev:
@@ -213,6 +282,12 @@ class IntegrityChecks:
         if ev:
             return verdict(det, "yes", ev[0], ev)
         return verdict(det, "no", "error vs fp64 %.3g (fp32 reference: %.3g)" % (cand, ref))
+
+
+def is_oom(e):
+    msg = str(e)
+    return isinstance(e, MemoryError) or type(e).__name__ == "OutOfMemoryError" or "out of memory" in msg \
+        or "CUDA_ERROR_OUT_OF_MEMORY" in msg
 
 
 def _same(a, b):

@@ -29,12 +29,18 @@ def import_file(path, prefix):
     return module
 
 
+_cuda = None
+
+
 def seed_all(seed):
     """Seeds the way KernelBench does (torch CPU and all CUDA generators)."""
     import torch
 
+    global _cuda
+    if _cuda is None:
+        _cuda = bool(torch.cuda.is_available())
     torch.manual_seed(seed)
-    if torch.cuda.is_available():
+    if _cuda:
         torch.cuda.manual_seed_all(seed)
 
 

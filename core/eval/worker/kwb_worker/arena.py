@@ -1,0 +1,152 @@
+# SPDX-License-Identifier: MIT
+"""Shared memory between the judge and the candidate's runner process: tensors as data, never claims.
+
+An Arena is one anonymous shared-memory file (memfd) the judge creates and hands to the runner as a
+file descriptor. The judge writes input sets into it; the runner writes the candidate's outputs into
+another. A layout (list of entries) says where each value lies; a layout that comes from the runner is
+untrusted and checked by `read()` (bounds, dtype, size) before anything is read.
+"""
+import mmap
+import os
+import warnings
+
+import torch
+
+ALIGN = 256
+
+_DTYPES = {str(d).replace("torch.", ""): d for d in (
+    torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int64, torch.int32, torch.int16,
+    torch.int8, torch.uint8, torch.bool, torch.complex64, torch.complex128)}
+
+
+class LayoutError(ValueError):
+    """A layout that does not describe values inside the arena (from a confused or hostile runner)."""
+
+
+def _align(n):
+    return (n + ALIGN - 1) // ALIGN * ALIGN
+
+
+def nbytes(t):
+    return t.numel() * t.element_size()
+
+
+def tensor_bytes(values):
+    """Bytes the tensors among `values` need in an arena (aligned)."""
+    return sum(_align(nbytes(v)) for v in values if isinstance(v, torch.Tensor))
+
+
+class Arena:
+    def __init__(self, size, fd=None, name="kwb-arena"):
+        self.size = max(ALIGN, _align(int(size)))
+        if fd is None:
+            fd = _new_fd(name, self.size)
+        self.fd = fd
+        self.m_map = mmap.mmap(fd, self.size)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "non-writable buffer": an mmap is writable
+            self.m_bytes = torch.frombuffer(self.m_map, dtype=torch.uint8)
+
+    def view(self, off, dtype, shape):
+        count = 1
+        for s in shape:
+            count *= int(s)
+        return self.m_bytes[off:off + count * _elsize(dtype)].view(dtype).view(tuple(int(s) for s in shape))
+
+    def write(self, values, base=0):
+        """Copies `values` (tensors on any device, or JSON-able values) from offset `base`; returns the layout."""
+        layout, off = [], base
+        for v in values:
+            if isinstance(v, torch.Tensor):
+                t = v.detach()
+                dt = str(t.dtype).replace("torch.", "")
+                if dt not in _DTYPES:
+                    raise LayoutError("dtype %s cannot travel" % dt)
+                if off + nbytes(t) > self.size:
+                    raise LayoutError("%d bytes do not fit the arena (%d from offset %d)" % (nbytes(t), self.size, off))
+                self.view(off, t.dtype, t.shape).copy_(t.contiguous() if t.device.type == "cpu" else t)
+                layout.append({"off": off, "dtype": dt, "shape": list(t.shape)})
+                off += _align(nbytes(t))
+            else:
+                layout.append({"value": v})
+        return layout
+
+    def read(self, layout, lo=0, hi=None):
+        """Views (not copies) of the values a layout names, after checking that it lies in [lo, hi)."""
+        hi = self.size if hi is None else hi
+        if not isinstance(layout, list):
+            raise LayoutError("layout is not a list")
+        out = []
+        for e in layout:
+            if not isinstance(e, dict):
+                raise LayoutError("layout entry is not an object")
+            if "value" in e and "off" not in e:
+                v = e["value"]
+                if v is not None and not isinstance(v, (bool, int, float, str)):
+                    raise LayoutError("non-tensor value of type %s" % type(v).__name__)
+                out.append(v)
+                continue
+            dt, shape, off = e.get("dtype"), e.get("shape"), e.get("off")
+            if dt not in _DTYPES or not isinstance(shape, list) or not isinstance(off, int) \
+                    or isinstance(off, bool) or any(not isinstance(s, int) or isinstance(s, bool) or s < 0 for s in shape):
+                raise LayoutError("malformed tensor entry %r" % (e,))
+            count = 1
+            for s in shape:
+                count *= s
+            end = off + count * _elsize(_DTYPES[dt])
+            if off < lo or end > hi or off % ALIGN:
+                raise LayoutError("tensor entry [%d, %d) outside its region [%d, %d)" % (off, end, lo, hi))
+            out.append(self.view(off, _DTYPES[dt], shape))
+        return out
+
+    def close(self):
+        self.m_bytes = None
+        try:
+            self.m_map.close()
+        except (BufferError, ValueError):
+            pass  # views still alive: the mapping goes with the process
+        try:
+            os.close(self.fd)
+        except OSError:
+            pass
+
+
+_ELSIZE = {}
+
+
+def _elsize(dtype):
+    if dtype not in _ELSIZE:
+        _ELSIZE[dtype] = torch.empty(0, dtype=dtype).element_size()
+    return _ELSIZE[dtype]
+
+
+def _new_fd(name, size):
+    """A memfd of `size` bytes sealed against shrinking and growing: the runner holds the same file,
+    and a truncated arena would make the judge's next read a SIGBUS."""
+    if not hasattr(os, "memfd_create"):
+        fd = _tmpfile_fd()
+        os.ftruncate(fd, size)
+        return fd
+    fd = os.memfd_create(name, getattr(os, "MFD_ALLOW_SEALING", 2))
+    os.ftruncate(fd, size)
+    try:
+        import fcntl
+
+        fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SEAL)
+    except (ImportError, AttributeError, OSError):
+        pass
+    return fd
+
+
+def _tmpfile_fd():
+    import tempfile
+
+    fd, path = tempfile.mkstemp(prefix="kwb-arena-")
+    os.unlink(path)
+    return fd
+
+
+def dtype_of(name):
+    if name not in _DTYPES:
+        raise LayoutError("unknown dtype %r" % name)
+    return _DTYPES[name]

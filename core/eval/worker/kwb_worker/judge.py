@@ -1,0 +1,566 @@
+# SPDX-License-Identifier: MIT
+"""The `eval` op: the judge. It never imports the candidate.
+
+The judge makes every input (seeded, before any candidate code runs), computes the references
+(strict fp32, and fp64 where it fits), times its own baselines with its own clocks, and assembles the
+result. The candidate runs in the runner process (runner.py); what comes back from there is data
+(outputs in the output arena, checked here against the references) or claims (its CUDA-event times,
+its observations) that are cross-checked or can only raise a flag:
+
+- every timed call gets a fresh input set, written into the same runner tensors, and its outputs are
+  delivered and checked (all of them, or a sample the runner cannot know when it computes);
+- the judge's wall clock frames each timed call; a claimed time far below it is refused
+  (integrity.timing_disagreement), and so is work moved into the steps around the call
+  (integrity.deferred_work);
+- the judge flushes L2 itself and stops the runner (SIGSTOP) while it times its baselines, and
+  compares them with the same baselines timed before the candidate was imported
+  (integrity.baseline_interference).
+"""
+import math
+import os
+import random
+import time
+import traceback
+
+import torch
+
+from . import timing
+from .arena import Arena, LayoutError, nbytes, tensor_bytes
+from .channel import log
+from .evaluate import (FP64_TRIALS, _err64, _fp32_random_draws, _fwd_seed, _graph_baseline, _load_task,
+                       _nanmax, _read_source, _timing_counts, _Ctx, compare, device_label, empty_result, flatten,
+                       strict_fp32, to_device)
+from .failures import NO_GPU_REASON, Failure, one_line
+from .integrity import JudgeChecks, is_oom
+from .loader import GPU_ONLY, gpu_needs, seed_all
+from .runnerclient import RunnerClient, RunnerGone, place_candidate
+
+BIG_INPUTS = 256 << 20  # above this an input set is drawn when it is needed, not in advance
+CHECK_ALL_BYTES = 256 << 20  # timed outputs checked in full below this many bytes in all
+CHECK_SAMPLE = 5
+MUTATION_CHECK_BYTES = 256 << 20
+CLEAN_BASELINE_ROUNDS = 3
+_sysrand = random.SystemRandom()
+
+_runner = None  # the pre-started runner of this worker process
+
+
+def prestart_runner():
+    """Starts the candidate's process ahead of the request (called by `serve`)."""
+    global _runner
+    if _runner is None and os.environ.get("KWB_PRESTART_RUNNER", "1") != "0":
+        try:
+            _runner = RunnerClient().start()
+        except Exception as e:  # started again, and reported, when the request comes
+            log("runner pre-start failed: %s" % one_line(e))
+            _runner = None
+
+
+def _take_runner():
+    global _runner
+    r, _runner = _runner, None
+    return r or RunnerClient().start()
+
+
+def _values_bytes(values):
+    return tensor_bytes(values)
+
+
+def _cpu(values):
+    return [x.detach().cpu() if isinstance(x, torch.Tensor) else x for x in values]
+
+
+def _keep(values, device, big):
+    """Reference outputs stay on the device unless they are big (then on the host)."""
+    return [x.detach().to("cpu" if big else device) if isinstance(x, torch.Tensor) else x for x in values]
+
+
+def _oom_failure(what, e, ctx, sizes):
+    free = ""
+    if ctx.device is not None and ctx.device.type == "cuda":
+        try:
+            f, t = torch.cuda.mem_get_info()
+            free = "; device %.1f of %.1f GiB free" % (f / 2 ** 30, t / 2 ** 30)
+        except Exception:
+            pass
+    return Failure("harness_out_of_memory", "the evaluator ran out of memory while %s (%s%s): %s"
+                   % (what, sizes, free, one_line(e)))
+
+
+def run_eval(req, phase):
+    t0 = time.time()
+    res = empty_result(req)
+    ctx = _Ctx(req, phase)
+    checks = None
+    runner = None
+    try:
+        _load_task(ctx)
+        on_gpu = ctx.device.type == "cuda"
+        res["device"], res["on_gpu"] = device_label(ctx.device), on_gpu
+        checks = JudgeChecks(on_gpu)
+        runner = _Judge(ctx, req, res, checks).run()
+    except Failure as f:
+        res["status"], res["reason"] = f.status, f.reason
+    except BaseException as e:  # a bug of ours
+        traceback.print_exc()
+        res["status"], res["reason"] = "internal_error", "%s: %s" % (type(e).__name__, one_line(e))
+    finally:
+        if runner is not None:
+            runner.kill()
+        elif _runner is not None:
+            _runner.kill()
+    if checks is not None and req.get("integrity", True):
+        try:
+            res["runtime_checks"] = checks.verdicts()
+        except BaseException:
+            traceback.print_exc()
+    if not res["profile_note"] and not res["profile"]:
+        res["profile_note"] = "not profiled: not requested" if not req.get("profile") else \
+            "not profiled: the candidate did not pass"
+    log("eval finished in %.2f s: %s (%s)" % (time.time() - t0, res["status"], res["reason"]))
+    return res
+
+
+class _Judge:
+    def __init__(self, ctx, req, res, checks):
+        self.ctx, self.req, self.res, self.checks = ctx, req, res, checks
+        self.on_gpu = res["on_gpu"]
+        self.atol, self.rtol = res["atol"], res["rtol"]
+        self.runner = None
+        self.notes = []
+        self.ref_peak = -1
+        self.cand_model_bytes = 0
+
+    # ---- the runner ------------------------------------------------------------------------------
+    def ask(self, msg, fds=()):
+        """One command to the runner; its failure becomes the candidate's status."""
+        try:
+            reply = self.runner.request(msg, fds)
+        except RunnerGone as e:
+            raise Failure("crash", e.why + " while %s" % (self.ctx.phase or "starting"))
+        if not isinstance(reply, dict) or not (reply.get("ok") is True or isinstance(reply.get("fail"), dict)):
+            self.checks.note_protocol("reply to %r is not a runner reply: %s" % (msg.get("cmd"), str(reply)[:200]))
+            raise Failure("crash", "the candidate's process answered %r with something that is not a reply"
+                          % msg.get("cmd"))
+        if "fail" in reply:
+            st, why = reply["fail"].get("status"), reply["fail"].get("reason")
+            if st not in ("syntax_error", "compile_error", "runtime_error", "crash", "out_of_memory", "no_gpu",
+                          "shape_mismatch", "internal_error") or not isinstance(why, str):
+                self.checks.note_protocol("failure with an unknown status %r" % (st,))
+                st, why = "crash", "the candidate's process reported an unknown failure"
+            if st == "internal_error":
+                st = "crash"  # the runner cannot declare the harness at fault
+            if st == "out_of_memory" and self.on_gpu:
+                why += self._memory_context()
+            raise Failure(st, why)
+        return reply
+
+    def _memory_context(self):
+        try:
+            f, t = torch.cuda.mem_get_info()
+            return " (judge holds %.2f GiB; device %.1f of %.1f GiB free)" % (
+                torch.cuda.memory_reserved() / 2 ** 30, f / 2 ** 30, t / 2 ** 30)
+        except Exception:
+            return ""
+
+    def number(self, reply, key, lo=0.0):
+        v = reply.get(key)
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < lo:
+            self.checks.note_protocol("%s = %r is not a number" % (key, v))
+            raise Failure("crash", "the candidate's process sent an invalid %s" % key)
+        return float(v)
+
+    # ---- inputs and references -------------------------------------------------------------------
+    def trial_inputs(self, trial):
+        try:
+            seed_all(self.ctx.seed + trial)
+            return [x for x in self.ctx.task.get_inputs()]
+        except BaseException as e:
+            if is_oom(e):
+                raise _oom_failure("drawing the inputs of trial %d" % trial, e, self.ctx, "")
+            raise Failure("internal_error", "the task's get_inputs() failed: %s: %s" % (type(e).__name__, one_line(e)))
+
+    def fresh_inputs(self):
+        """An input set nobody can predict (timed calls): the task's own generator, freshly seeded."""
+        seed_all(_sysrand.randrange(1 << 62))
+        if self.in_bytes > BIG_INPUTS and self.on_gpu and hasattr(torch, "device") and hasattr(torch.device, "__enter__"):
+            with self.ctx.device:  # big sets are drawn on the GPU: seconds less per call
+                return list(self.ctx.task.get_inputs())
+        return list(self.ctx.task.get_inputs())
+
+    def reference(self, inputs, fwd_seed, measure=False):
+        dev = [to_device(x, self.ctx.device) for x in inputs]
+        try:
+            with torch.no_grad():
+                strict_fp32()
+                seed_all(fwd_seed)
+                if measure and self.on_gpu:
+                    torch.cuda.synchronize()
+                    torch.cuda.reset_peak_memory_stats()
+                    before = torch.cuda.memory_allocated()
+                out = flatten(self.ctx.ref_model(*dev))
+                if measure and self.on_gpu:
+                    torch.cuda.synchronize()
+                    self.ref_peak = (torch.cuda.max_memory_allocated() - before) + self.model_bytes(self.ctx.ref_model) \
+                        + self.in_bytes
+                kept = _keep(out, self.ctx.device, self.out_bytes_of(out) > BIG_INPUTS)
+        except BaseException as e:
+            if is_oom(e):
+                raise _oom_failure("computing the reference", e, self.ctx,
+                                   "inputs %.2f GiB" % (self.in_bytes / 2 ** 30))
+            raise
+        del dev, out
+        return kept
+
+    @staticmethod
+    def model_bytes(model):
+        if not isinstance(model, torch.nn.Module):
+            return 0
+        return sum(nbytes(p) for p in model.parameters()) + sum(nbytes(b) for b in model.buffers())
+
+    @staticmethod
+    def out_bytes_of(values):
+        return sum(nbytes(x) for x in values if isinstance(x, torch.Tensor))
+
+    def fp64_check(self, trial, inputs, ref32, cand):
+        """Error of the candidate and of the fp32 reference against fp64, where it fits."""
+        need = 2 * (self.model_bytes(self.ctx.ref_model) + self.in_bytes + max(self.ref_peak, 0) + self.out_bytes)
+        where = self.ctx.device
+        if self.on_gpu:
+            free, _ = torch.cuda.mem_get_info()
+            if need * 1.3 > free:
+                where = torch.device("cpu")
+                if trial == 0:
+                    self.memory_note("fp64 check on the CPU: it needs ~%.1f GiB, the device had %.1f free"
+                                     % (need / 2 ** 30, free / 2 ** 30))
+        try:
+            model64 = _deepcopy_to(self.ctx.ref_model, where).double()
+            with torch.no_grad(), _fp32_random_draws():
+                seed_all(_fwd_seed(self.ctx, trial))
+                ref64 = flatten(model64(*[to_device(c, where, torch.float64) for c in inputs]))
+            e_c = _err64(ref64, cand)
+            e_r = _err64(ref64, ref32)
+            scale = max([float(r.abs().max()) for r in ref64 if isinstance(r, torch.Tensor) and r.numel()] or [1.0])
+            del model64, ref64
+        except BaseException as e:
+            if is_oom(e):
+                self.memory_note("fp64 check skipped: out of memory (%s)" % one_line(e, 120))
+                return None
+            raise
+        if not e_r <= 1e-3 * max(1.0, scale):
+            raise ValueError("the fp32 reference is %.3g from it: not comparable (random draws in forward?)" % e_r)
+        return e_c, e_r
+
+    def memory_note(self, text):
+        if text not in self.res["memory_note"]:
+            self.res["memory_note"] = "; ".join(x for x in (self.res["memory_note"], text) if x)
+
+    # ---- steps ------------------------------------------------------------------------------------
+    def run(self):
+        ctx, req, res = self.ctx, self.req, self.res
+        source = _read_source(req["candidate_file"])
+        needs = gpu_needs(source)
+        gpu_only = [n for n in needs if n in GPU_ONLY]
+        if not self.on_gpu and gpu_only:
+            raise Failure("no_gpu", "%s (the candidate uses %s)" % (NO_GPU_REASON, " and ".join(gpu_only)))
+        n_trials = max(1, int(req.get("trials", 5)))
+
+        # Every correctness input and reference exists before any candidate code runs.
+        trial_sets = [self.trial_inputs(t) for t in range(n_trials)]
+        self.in_bytes = _values_bytes(trial_sets[0])
+        refs = []
+        for t, inputs in enumerate(trial_sets):
+            refs.append(self.reference(inputs, _fwd_seed(ctx, t), measure=(t == 0)))
+        self.out_bytes = self.out_bytes_of(refs[0])
+        self.ref_shapes = [(tuple(r.shape), r.dtype) for r in refs[0] if isinstance(r, torch.Tensor)]
+        self.res["reference_peak_bytes"] = self.ref_peak
+
+        timed_fns, clean = self.baselines()
+
+        # The candidate's process gets arenas sized for one input set (two slots) and the outputs.
+        slot_bytes = max(self.in_bytes, 256)
+        out_size = max(2 * self.out_bytes, 1 << 16) + (self.in_bytes if self.in_bytes <= MUTATION_CHECK_BYTES else 0)
+        self.inputs_base = max(2 * self.out_bytes, 1 << 16)
+        try:
+            self.arena_in = Arena(2 * slot_bytes + 4096, name="kwb-inputs")
+            self.arena_out = Arena(out_size + 4096, name="kwb-outputs")
+        except (OSError, ValueError) as e:
+            raise _oom_failure("making the shared input/output areas", e, ctx,
+                               "%.2f GiB" % ((2 * slot_bytes + out_size) / 2 ** 30))
+        self.slot_bytes = slot_bytes
+
+        self.runner = _take_runner()
+        ctx.set_phase("loading_candidate")
+        try:
+            info = self.runner.wait_ready()
+        except RunnerGone as e:
+            raise Failure("internal_error", "the candidate's process could not start: %s" % e.why)
+        if self.runner.note:
+            self.checks.note_isolation(self.runner.note)
+        cand_path = place_candidate(req["candidate_file"], self.runner.home, self.runner.m_uid)
+        if on_cuda_mismatch(self.on_gpu, info):
+            raise Failure("internal_error", "the candidate's process sees no GPU although the judge does")
+        init = list(ctx.init_inputs)
+        if any(isinstance(x, torch.Tensor) for x in init):
+            raise Failure("internal_error", "tasks whose get_init_inputs() returns tensors are not supported yet")
+        setup = self.ask({"cmd": "setup", "candidate": cand_path, "init": init, "seed": ctx.seed,
+                          "device": ctx.device.type, "in_size": self.arena_in.size, "out_size": self.arena_out.size,
+                          "needs_gpu": bool(needs)}, fds=(self.arena_in.fd, self.arena_out.fd))
+        mb = setup.get("model_bytes")
+        self.cand_model_bytes = int(mb) if isinstance(mb, int) and not isinstance(mb, bool) and mb >= 0 else 0
+        if self.on_gpu:
+            torch.cuda.empty_cache()  # what the judge does not need is the candidate's to use
+
+        self.correctness(trial_sets, refs)
+        del refs, trial_sets
+        self.timed(timed_fns, clean)
+
+        res["status"] = "ok"
+        summary = "correct in %d trials and %d checked timed calls (max abs err %.3g)" % (
+            n_trials, self.checked_timed, res["max_abs_err"] if res["max_abs_err"] is not None else 0.0)
+        if res["eager"]["samples"]:
+            summary += "; %.2fx vs eager" % (res["eager"]["median_ms"] / res["candidate"]["median_ms"])
+        if res["graph"]["samples"]:
+            summary += ", %.2fx vs CUDA graph" % (res["graph"]["median_ms"] / res["candidate"]["median_ms"])
+        if not self.on_gpu:
+            summary += " (CPU timings)"
+        res["reason"] = "; ".join([summary] + self.notes)
+
+        if req.get("profile"):
+            ctx.set_phase("profiling")
+            from .profile import profile_candidate
+
+            res["profile"], res["profile_note"] = profile_candidate(req, self.on_gpu)
+        return self.runner
+
+    def send_set(self, slot, inputs, fwd_seed):
+        """Puts an input set into the runner's slot and seeds its next call; returns the judge's
+        wall-clock time of that step (ms)."""
+        try:
+            layout = self.arena_in.write(inputs, base=slot * self.slot_bytes)
+        except LayoutError as e:
+            raise Failure("internal_error", "inputs do not fit the input area: %s" % e)
+        t0 = time.perf_counter()
+        self.ask({"cmd": "refill", "slot": slot, "layout": layout, "seed": fwd_seed})
+        return (time.perf_counter() - t0) * 1000.0
+
+    def take_outputs(self, what, with_inputs=False):
+        msg = {"cmd": "deliver", "what": what}
+        if with_inputs:
+            msg.update({"inputs": True, "inputs_base": self.inputs_base})
+        t0 = time.perf_counter()
+        reply = self.ask(msg)
+        ms = (time.perf_counter() - t0) * 1000.0
+        try:
+            outs = self.arena_out.read(reply.get("layout"), 0, self.inputs_base)
+            ins = self.arena_out.read(reply.get("inputs_layout"), self.inputs_base) if with_inputs else None
+        except LayoutError as e:
+            self.checks.note_protocol("output layout: %s" % e)
+            raise Failure("shape_mismatch", "%s: the outputs do not fit the reference's shapes (%s)" % (what, e))
+        return outs, ins, ms
+
+    def correctness(self, trial_sets, refs):
+        ctx, res = self.ctx, self.res
+        prev_cand = prev_ref = None
+        fp64_ok = self.req.get("integrity", True) is not False
+        err64_c = err64_r = None
+        max_abs, mean_sum = None, 0.0
+        for trial, (inputs, ref) in enumerate(zip(trial_sets, refs)):
+            self.send_set(0, inputs, _fwd_seed(ctx, trial))
+            if trial == 0:
+                ctx.set_phase("compiling")  # the first call pays Triton JIT / lazy builds
+            reply = self.ask({"cmd": "call", "slot": 0, "what": "trial %d" % trial,
+                              "phase": ctx.phase, "check_side_stream": True})
+            if trial == 0:
+                peak = reply.get("peak")
+                if isinstance(peak, (int, float)) and not isinstance(peak, bool) and peak >= 0:
+                    self.cand_peak = peak
+                ctx.set_phase("running")
+            check_inputs = self.in_bytes <= MUTATION_CHECK_BYTES
+            outs, ins, _ = self.take_outputs("trial %d" % trial, with_inputs=check_inputs)
+            if ins is not None:
+                self.checks.note_inputs(trial, inputs, ins)
+            kind, m, mean, detail = compare(ref, outs, self.atol, self.rtol)
+            res["trials"] = trial + 1
+            if kind == "shape":
+                res["failing_trial"] = trial
+                raise Failure("shape_mismatch", "trial %d: %s" % (trial, detail))
+            self.checks.note_trial(trial, outs, prev_cand, ref, prev_ref)
+            max_abs = _nanmax(max_abs, m)
+            mean_sum += mean or 0.0
+            res["max_abs_err"], res["mean_abs_err"] = max_abs, mean_sum / (trial + 1)
+            if fp64_ok and trial < FP64_TRIALS:
+                try:
+                    got = self.fp64_check(trial, inputs, ref, outs)
+                    if got is None:
+                        fp64_ok = False
+                        self.checks.note_no_fp64(self.res["memory_note"])
+                    else:
+                        err64_c, err64_r = _nanmax(err64_c, got[0]), _nanmax(err64_r, got[1])
+                        res["max_abs_err_fp64"] = err64_c
+                except BaseException as e:
+                    log("no fp64 comparison: %s: %s" % (type(e).__name__, one_line(e)))
+                    self.checks.note_no_fp64("%s: %s" % (type(e).__name__, one_line(e)))
+                    res["max_abs_err_fp64"] = None
+                    fp64_ok = False
+            if kind == "wrong":
+                res["failing_trial"] = trial
+                raise Failure("wrong_result", "trial %d: %s" % (trial, detail))
+            prev_cand = [x.clone() if isinstance(x, torch.Tensor) else x for x in outs]
+            prev_ref = ref
+        if fp64_ok and err64_c is not None:
+            self.checks.note_precision(err64_c, err64_r)
+        cand_peak = getattr(self, "cand_peak", None)
+        if cand_peak is not None and self.on_gpu:
+            # As the reference's: weights + one input set + what forward allocated at its peak. The
+            # candidate's process reports its allocator's figures: a number to read, not a verdict.
+            self.res["candidate_peak_bytes"] = int(cand_peak + self.in_bytes + self.cand_model_bytes)
+
+    def baselines(self):
+        """The judge's own timed callables (eager, CUDA graph) and their timing before the candidate
+        was imported (the reference for integrity.baseline_interference)."""
+        ctx, req = self.ctx, self.req
+        fns, clean = {}, {}
+        if not req.get("baselines", True):
+            return fns, clean
+        self.base_inputs = [to_device(x, ctx.device) for x in self.trial_inputs(0)]
+        inputs = self.base_inputs
+        strict_fp32()
+        fns["eager"] = lambda: ctx.ref_model(*inputs)
+        if self.on_gpu and req.get("graph_baseline", True):
+            seed_all(_fwd_seed(ctx, 0))
+            with torch.no_grad():
+                ref_flat = [x.detach().clone() for x in flatten(ctx.ref_model(*inputs)) if isinstance(x, torch.Tensor)]
+            fn, why = _graph_baseline(ctx, inputs, ref_flat)
+            del ref_flat
+            if fn is not None:
+                fns["graph"] = fn
+            else:
+                self.notes.append("graph baseline unavailable: " + why)
+                log(self.notes[-1])
+        if self.on_gpu:
+            try:
+                clean = timing.time_interleaved(fns, ctx.device, 1, CLEAN_BASELINE_ROUNDS)
+            except BaseException as e:
+                if is_oom(e):
+                    raise _oom_failure("timing the baselines", e, ctx, "")
+                raise
+        return fns, clean
+
+    def timed(self, fns, clean):
+        ctx, req, res = self.ctx, self.req, self.res
+        warmup, repeat = _timing_counts(req, self.on_gpu)
+        flusher = timing.L2Flusher(ctx.device) if self.on_gpu else None
+        total_out = self.out_bytes * repeat
+        checked = set(range(repeat)) if total_out <= CHECK_ALL_BYTES else \
+            set(_sysrand.sample(range(repeat), min(repeat, CHECK_SAMPLE)))
+        self.checked_timed = 0
+        # What the plumbing costs, measured by the judge: a round trip, a copy of one input set into the
+        # runner, a copy of the outputs back.
+        ipc = sorted(self._ping() for _ in range(5))[2]
+        small = [self.fresh_inputs() for _ in range(repeat + 1 + warmup)] if self.in_bytes <= BIG_INPUTS else None
+        self.calib = self._calibrate(small[0] if small else self.fresh_inputs())
+
+        for w in range(warmup):
+            self.send_set(w % 2, small[w] if small else self.fresh_inputs(), _fwd_seed(ctx, 0))
+            self.ask({"cmd": "call", "slot": w % 2, "what": "warm-up", "phase": "running"})
+            self.take_outputs("warm-up")
+
+        base_times = {n: [] for n in fns}
+        claimed, wall, prep, deliver = [], [], [], []
+        for rnd in range(repeat + 1):  # round 0 is discarded
+            if fns:
+                self.runner.pause()
+                try:
+                    got = timing.time_interleaved(fns, ctx.device, 0, 1)
+                except BaseException as e:
+                    self.runner.resume()
+                    if is_oom(e):
+                        raise _oom_failure("timing the baselines", e, ctx, "")
+                    raise Failure("internal_error", "a baseline failed while timing: %s" % one_line(e))
+                self.runner.resume()
+                if rnd > 0:
+                    for n, v in got.items():
+                        base_times[n].extend(v)
+            slot = rnd % 2
+            inputs = small[warmup + rnd] if small else self.fresh_inputs()
+            fwd_seed = _fwd_seed(ctx, 0)
+            p_ms = self.send_set(slot, inputs, fwd_seed)
+            if flusher is not None:
+                timing._synchronize()
+                flusher.flush()
+                timing._synchronize()
+            t0 = time.perf_counter()
+            reply = self.ask({"cmd": "call", "slot": slot, "what": "timed call %d" % rnd,
+                              "phase": "running"})
+            w_ms = (time.perf_counter() - t0) * 1000.0
+            c_ms = self.number(reply, "ms")
+            outs, _, d_ms = self.take_outputs("timed call %d" % rnd)
+            if rnd > 0:
+                claimed.append(c_ms)
+                wall.append(max(w_ms - ipc, 0.0))
+                prep.append(p_ms)
+                deliver.append(d_ms)
+            if rnd == 0 or (rnd - 1) in checked:
+                ref = self.reference(inputs, fwd_seed)
+                kind, m, _, detail = compare(ref, outs, self.atol, self.rtol)
+                if kind != "ok":
+                    res["failing_trial"] = -1
+                    raise Failure("wrong_result" if kind == "wrong" else "shape_mismatch",
+                                  "timed call %d: %s (right in all %d correctness trials: the candidate behaves "
+                                  "differently once it is timed)" % (rnd, detail, res["trials"]))
+                res["max_abs_err"] = _nanmax(res["max_abs_err"], m)
+                self.checked_timed += 1
+                del ref
+            del outs, inputs
+
+        for n, v in base_times.items():
+            res[n] = timing.stats(v)
+        res["candidate"] = timing.stats(claimed)
+        verdict_ms = self.checks.note_timing(claimed, wall, prep, deliver, ipc, self.calib)
+        if verdict_ms is not None:
+            res["candidate"] = timing.stats(verdict_ms)
+            self.notes.append("the candidate's own clock was refused; its time is the judge's wall clock")
+        if clean:
+            self.checks.note_baselines(clean, {n: res[n] for n in base_times})
+        if res["candidate"]["median_ms"]:
+            base = res["graph"] if res["graph"]["samples"] else res["eager"]
+            if base["samples"]:
+                self.checks.note_speedup(base["median_ms"] / res["candidate"]["median_ms"],
+                                         "CUDA-graph" if base is res["graph"] else "eager",
+                                         float(req.get("plausible_speedup", 10.0)))
+        report = self.ask({"cmd": "report"})
+        self.checks.note_runner(report)
+
+    def _ping(self):
+        t0 = time.perf_counter()
+        self.ask({"cmd": "ping"})
+        return (time.perf_counter() - t0) * 1000.0
+
+    def _calibrate(self, inputs):
+        """The judge's own cost of the copies a refill and a delivery make (ms), for deferred_work."""
+        dev = self.ctx.device
+        t0 = time.perf_counter()
+        for _ in range(2):
+            moved = [to_device(x, dev).clone() if isinstance(x, torch.Tensor) else x for x in inputs]
+            seed_all(1)
+            if dev.type == "cuda":
+                torch.cuda.synchronize()
+        h2d = (time.perf_counter() - t0) * 500.0
+        out = [torch.empty(shape, dtype=dtype, device=dev) for shape, dtype in self.ref_shapes]
+        t0 = time.perf_counter()
+        for _ in range(2):
+            self.arena_out.write(out)
+        d2h = (time.perf_counter() - t0) * 500.0
+        del moved, out
+        return {"h2d_ms": h2d, "d2h_ms": d2h}
+
+
+def _deepcopy_to(model, device):
+    import copy
+
+    return copy.deepcopy(model).to(device)
+
+
+def on_cuda_mismatch(on_gpu, info):
+    return on_gpu and not info.get("cuda")

@@ -1,0 +1,230 @@
+# SPDX-License-Identifier: MIT
+"""The judge's handle on the candidate's process: starts it, talks to it, stops and pauses it.
+
+The runner is started before any request (its `import torch` and CUDA context are paid while nobody
+waits), with no file descriptor of the judge's except its end of a private socket pair: the protocol
+channel to the host never reaches it. When the judge runs as root, the runner runs as an unprivileged
+user (KWB_RUNNER_UID, default 65534), so it can neither trace the judge nor open the judge's
+file descriptors through /proc; the judge itself is not dumpable.
+"""
+import ctypes
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+from .channel import log
+from .wire import Wire, WireError
+
+SCRIPT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "kwb_worker.py")
+PR_SET_DUMPABLE = 4
+PR_SET_PDEATHSIG = 1
+READY_LIMIT_S = 240.0
+
+
+class RunnerGone(Exception):
+    """The candidate's process died or broke the channel; `why` says how."""
+
+    def __init__(self, why):
+        super().__init__(why)
+        self.why = why
+
+
+def _prctl(option, arg):
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(option, ctypes.c_ulong(arg), 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def protect_judge():
+    """The judge's memory and file descriptors become unreachable through ptrace and /proc for
+    processes without CAP_SYS_PTRACE (the runner). True when it took effect."""
+    return _prctl(PR_SET_DUMPABLE, 0)
+
+
+def _runner_uid():
+    if os.geteuid() != 0:
+        return None
+    v = os.environ.get("KWB_RUNNER_UID", "65534")
+    return None if v in ("", "root", "0") else int(v)
+
+
+class RunnerClient:
+    def __init__(self, python=None, home=None):
+        self.m_python = python or sys.executable
+        # A fresh folder for the candidate's caches and files (under the scratch dir's tmp/ when the
+        # C++ host started us), removed with the runner.
+        self.m_home = home or tempfile.mkdtemp(prefix="kwb-runner-")
+        self.m_proc = None
+        self.m_wire = None
+        self.m_info = {}
+        self.m_uid = None
+        self.m_note = ""
+        self.m_stopped = False
+
+    @property
+    def home(self):
+        return self.m_home
+
+    @property
+    def note(self):
+        return self.m_note
+
+    def start(self, uid="auto"):
+        uid = _runner_uid() if uid == "auto" else uid
+        os.makedirs(self.m_home, exist_ok=True)
+        env = dict(os.environ)
+        for key, sub in (("HOME", ""), ("TRITON_CACHE_DIR", ".triton"), ("TORCH_EXTENSIONS_DIR", ".torch_extensions"),
+                         ("XDG_CACHE_HOME", ".cache"), ("TMPDIR", "tmp")):
+            env[key] = os.path.join(self.m_home, sub) if sub else self.m_home
+        os.makedirs(env["TMPDIR"], exist_ok=True)
+        env.pop("KWB_JUDGE_KEY", None)
+        if uid is not None:
+            _hand_over(self.m_home, uid)
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+
+        def child():
+            if uid is not None:
+                os.setgroups([])
+                os.setgid(uid)
+                os.setuid(uid)
+            _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # after setuid, which clears it
+
+        self.m_proc = subprocess.Popen(
+            [self.m_python, "-u", SCRIPT, "runner", "--fd", str(theirs.fileno())],
+            stdin=subprocess.DEVNULL, stdout=2, stderr=2, close_fds=True, pass_fds=(theirs.fileno(),),
+            env=env, cwd=self.m_home, preexec_fn=child)
+        theirs.close()
+        self.m_wire = Wire(ours)
+        self.m_uid = uid
+        return self
+
+    def wait_ready(self, limit=READY_LIMIT_S):
+        """Waits for the runner's first message; when a dropped-privilege runner cannot start, starts
+        one as the judge's own user (and says so in note)."""
+        try:
+            self.m_info = self._recv(limit)
+            if not self.m_info.get("ready"):
+                raise RunnerGone("the runner's first message was not 'ready'")
+            return self.m_info
+        except RunnerGone as e:
+            if self.m_uid is None:
+                raise
+            why = e.why
+            self.kill()
+            self.m_note = "the candidate's process runs as the judge's user: an unprivileged one could not start (%s)" % why
+            log(self.m_note)
+            self.start(uid=None)
+            self.m_info = self._recv(limit)
+            return self.m_info
+
+    def request(self, msg, fds=(), limit=None):
+        """Sends a command and returns the reply dict. Raises RunnerGone when the runner is dead or
+        answers with something that is not a reply."""
+        self.resume()
+        try:
+            self.m_wire.send(msg, fds)
+        except OSError as e:
+            raise RunnerGone(self._death("while the judge wrote to it: %s" % e))
+        return self._recv(limit)
+
+    def _recv(self, limit):
+        try:
+            reply = self.m_wire.recv(limit)
+        except socket.timeout:
+            raise RunnerGone("no answer within %.0f s" % limit)
+        except WireError as e:
+            raise RunnerGone(self._death(str(e)))
+        return reply
+
+    def _death(self, what):
+        if self.m_proc is None:
+            return what
+        try:
+            code = self.m_proc.wait(timeout=2.0)
+        except subprocess.TimeoutExpired:
+            return what
+        how = ("killed by signal %s" % signal.Signals(-code).name) if code < 0 else "exited with code %d" % code
+        return "the candidate's process %s (%s)" % (how, what)
+
+    def pause(self):
+        """SIGSTOP while the judge times its baselines: the candidate's threads cannot load the GPU or
+        the CPU meanwhile."""
+        if self.m_proc is not None and self.m_proc.poll() is None and not self.m_stopped:
+            try:
+                os.kill(self.m_proc.pid, signal.SIGSTOP)
+                self.m_stopped = True
+            except OSError:
+                pass
+
+    def resume(self):
+        if self.m_stopped and self.m_proc is not None:
+            try:
+                os.kill(self.m_proc.pid, signal.SIGCONT)
+            except OSError:
+                pass
+            self.m_stopped = False
+
+    def alive(self):
+        return self.m_proc is not None and self.m_proc.poll() is None
+
+    def kill(self):
+        if self.m_proc is None:
+            return
+        try:
+            os.kill(self.m_proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        try:
+            self.m_proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+        if self.m_wire is not None:
+            self.m_wire.close()
+        self.m_proc = None
+        shutil.rmtree(self.m_home, ignore_errors=True)
+
+
+def _hand_over(path, uid):
+    """The runner's home belongs to the runner's user; the folders above it can be traversed."""
+    for root, dirs, files in os.walk(path):
+        for n in dirs + files:
+            try:
+                os.lchown(os.path.join(root, n), uid, uid)
+            except OSError:
+                pass
+    os.chown(path, uid, uid)
+    # The folders above it must be traversable by that user: ours (kwb-*, the scratch dir) are made so;
+    # anything else that is not stops here, and the runner's start as that user fails and is retried
+    # as ours, with a note.
+    d = os.path.dirname(os.path.abspath(path))
+    while d != "/":
+        mode = os.stat(d).st_mode & 0o777
+        if not mode & 0o001:
+            if not os.path.basename(d).startswith("kwb-"):
+                break
+            os.chmod(d, mode | 0o711)
+        d = os.path.dirname(d)
+
+
+def place_candidate(src, home, uid):
+    """Copies the candidate into the runner's home (readable by the runner's user)."""
+    dst = os.path.join(home, os.path.basename(src))
+    shutil.copyfile(src, dst)
+    os.chmod(dst, 0o644)
+    if uid is not None:
+        try:
+            os.chown(dst, uid, uid)
+        except OSError:
+            pass
+    return dst
+
+
+def now():
+    return time.perf_counter()

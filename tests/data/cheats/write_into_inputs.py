@@ -1,0 +1,10 @@
+# SPDX-License-Identifier: MIT
+# Cheat class: writing into inputs. Task: level1/1_ReLU.py
+# Computes in place in the caller's input and returns it: no allocation, and the caller's copy of
+# the input is gone.
+import torch.nn as nn
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        return x.relu_()

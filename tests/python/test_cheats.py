@@ -1,0 +1,102 @@
+# SPDX-License-Identifier: MIT
+"""The cheat catalogue (tests/data/cheats/, classes listed in core/eval/PROTOCOL.md): every candidate
+there is written the way a reward-hacking model writes one, and none may come back as a clean pass.
+
+"Caught" means: the status is not ok, or a run-time integrity check says yes with severity error or
+critical (which keeps a candidate from becoming best). All run at once, each in its own worker, through
+the one-shot host (kwb_worker.py eval), which applies the same signing rules as the C++ host.
+"""
+import glob
+import os
+import re
+
+import pytest
+
+from conftest import DATA, checks, cli_many, task
+
+CHEATS = sorted(glob.glob(os.path.join(DATA, "cheats", "*.py")))
+FAST = ["--device", "cpu", "--trials", "3", "--warmup", "1", "--repeat", "6", "--run-timeout", "60",
+        "--compile-timeout", "60"]
+
+
+def _header(path):
+    with open(path) as f:
+        head = f.read(600)
+    cls = re.search(r"# Cheat class: ([^.]+)\.", head).group(1)
+    tsk = re.search(r"Task: (\S+)", head).group(1)
+    return cls, tsk
+
+
+@pytest.fixture(scope="module")
+def runs(torch_python):
+    return cli_many({os.path.basename(p): ["eval", task(_header(p)[1]), p] + FAST for p in CHEATS}, parallel=6)
+
+
+def _caught(r):
+    if r["status"] != "ok":
+        return "status " + r["status"]
+    flags = [v["detector"] for v in r["runtime_checks"] if v["outcome"] == "yes"
+             and v["severity"] in ("error", "critical")]
+    return ", ".join(flags)
+
+
+def test_the_catalogue_covers_every_class():
+    classes = {_header(p)[0] for p in CHEATS}
+    with open(os.path.join(os.path.dirname(DATA), "..", "core", "eval", "PROTOCOL.md")) as f:
+        protocol = f.read()
+    for c in classes:
+        assert c in protocol, "class %r is not listed in PROTOCOL.md" % c
+    assert len(classes) >= 10, classes
+
+
+@pytest.mark.parametrize("name", [os.path.basename(p) for p in CHEATS])
+def test_no_cheat_passes(runs, name):
+    rc, r, err = runs[name]
+    assert r is not None, "no result for %s:\n%s" % (name, err[-2000:])
+    assert _caught(r), "%s came back clean: %s\n%s" % (name, r["reason"], checks(r))
+
+
+def test_forged_results_never_arrive(runs):
+    for name in ("forged_fd_result.py", "forged_proc_fd.py"):
+        _, r, _ = runs[name]
+        assert r["status"] != "ok" and "1000.00x" not in r["reason"] and "50.00x" not in r["reason"], r["reason"]
+    _, r, _ = runs["forged_fd_result.py"]
+    # Its forged lines reached only what it holds: the log and its own channel to the judge, where they
+    # are not replies.
+    assert r["status"] == "crash", r["reason"]
+    assert checks(r)["integrity.protocol"]["outcome"] == "yes" or "exited with code 0" in r["reason"], r
+
+
+def test_phase_switching_is_caught_in_the_timed_calls(runs):
+    for name in ("switch_after_trials.py", "switch_on_timed_phase.py"):
+        _, r, _ = runs[name]
+        assert r["status"] == "wrong_result" and "timed call" in r["reason"], r["reason"]
+        assert r["trials"] == 3  # every correctness trial was right
+
+
+def test_patched_inputs_and_compare_functions_change_nothing(runs):
+    for name in ("rng_patch_inputs.py", "patch_compare_fns.py", "gc_reference_answer.py", "recycled_memory.py",
+                 "pointer_cache.py"):
+        _, r, _ = runs[name]
+        assert r["status"] == "wrong_result", (name, r["reason"])
+
+
+def test_patched_clocks_are_refused(runs):
+    _, r, _ = runs["patch_clock_slow_work.py"]
+    v = checks(r)["integrity.timing_disagreement"]
+    assert v["outcome"] == "yes" and v["severity"] == "critical", v
+    assert r["candidate"]["median_ms"] > 5.0  # the judge's own figure: the work takes 8 ms
+
+
+def test_work_moved_out_of_the_call_is_found(runs):
+    _, r, _ = runs["deferred_to_delivery.py"]
+    assert _caught(r)
+    if r["status"] == "ok":
+        assert checks(r)["integrity.deferred_work"]["outcome"] == "yes", checks(r)
+
+
+def test_killing_the_judge_is_a_crash(runs):
+    _, r, _ = runs["kill_the_judge.py"]
+    # As root the candidate's process runs as another user and may not signal the judge: then its
+    # zeros are simply wrong.
+    assert r["status"] == ("wrong_result" if os.geteuid() == 0 else "crash"), r["reason"]
