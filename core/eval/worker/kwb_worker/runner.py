@@ -21,7 +21,14 @@ from .failures import Failure, classify, one_line
 from .integrity import storage_ptr, timers_snapshot, tf32_flags
 from .loader import import_file, seed_all
 
+# Taken before any candidate is imported: a candidate that replaces torch.cuda.synchronize still gets
+# a real device-wide wait from the runner (it can patch these names too, but then its own claims are
+# what it corrupts, and the judge's clock and checks stay).
 _perf_counter = time.perf_counter
+_synchronize = torch.cuda.synchronize
+_Event = torch.cuda.Event
+_elapsed = torch.cuda.Event.elapsed_time
+_record = torch.cuda.Event.record
 
 
 def _strict_fp32():
@@ -105,7 +112,7 @@ class Runner:
         _strict_fp32()
         seed_all(int(msg["seed"]))
         if self.m_device.type == "cuda":
-            torch.cuda.synchronize()
+            _synchronize()
         return {"ok": True}
 
     def call(self, msg):
@@ -118,16 +125,16 @@ class Runner:
             if cuda:
                 torch.cuda.reset_peak_memory_stats()
                 before = torch.cuda.memory_allocated()
-                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                start.record()
+                start, end = _Event(enable_timing=True), _Event(enable_timing=True)
+                _record(start)
                 out = self.m_model(*inputs)
-                end.record()
+                _record(end)
                 flat = _flatten(out)
                 if check_side:
                     torch.cuda.current_stream().synchronize()
                     snap = [x.detach().clone() if isinstance(x, torch.Tensor) else x for x in flat]
-                torch.cuda.synchronize()
-                ms = start.elapsed_time(end)
+                _synchronize()
+                ms = _elapsed(start, end)
                 peak = torch.cuda.max_memory_allocated() - before
                 if check_side and not all(_equal_nan(a, b) for a, b in zip(snap, flat)):
                     self.m_obs["side_stream"].append(
@@ -159,6 +166,8 @@ class Runner:
             if isinstance(v, torch.Tensor) and storage_ptr(v) in in_ptrs and storage_ptr(v) != 0:
                 self.m_obs["alias"].append("%s: output %d shares storage with input %d"
                                            % (msg.get("what", "call"), k, in_ptrs[storage_ptr(v)]))
+        if self.m_device.type == "cuda":
+            _synchronize()  # whatever stream the candidate used, the copy sees finished outputs
         layout = self.m_out.write(values)
         reply = {"ok": True, "layout": layout}
         if msg.get("inputs"):
