@@ -573,3 +573,175 @@ def test_harness_attack_evidence_says_where():
     assert any("os._exit" in e["text"] and "ModelNew.forward" in e["text"] for e in ex), ex
     line = cand.splitlines().index("        os._exit(0)") + 1
     assert ex[0]["first_line"] == line
+
+
+# ---------------------------------------------------------------------------------------------
+# Recurrences without a weight matrix: a linear scan or an SSM selective scan carries a state
+# across a time loop (h = a_t * h + b_t * x_t). Such a loop is a persistent kernel whatever the
+# loop is called, and storing every step when the task returns only the final state is the
+# 40_GRUHidden waste.
+
+def _task(name):
+    with open(os.path.join(ROOT, "tests", "data", "detect", "tasks", name), encoding="utf-8") as f:
+        return f.read()
+
+
+SCAN_FINAL_TASK = _task("ssm_scan_final.py")
+SCAN_SEQ_TASK = _task("ssm_scan_seq.py")
+
+SCAN_FILE = HEADER + """
+@triton.jit
+def k(x_ptr, a_ptr, b_ptr, out_ptr, L, D, BLOCK: tl.constexpr):
+    b = tl.program_id(0)
+    offs = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
+{body}
+
+
+class ModelNew(nn.Module):
+    def __init__(self, d_model, d_state):
+        super().__init__()
+
+    def forward(self, x, delta, B):
+        batch, L, d = x.shape
+        out = {alloc}
+        k[(batch, triton.cdiv(d, 64))](x, delta, B, out, L, d, BLOCK=64)
+        return {ret}
+"""
+
+ALL_STEPS = ("torch.empty(batch, L, d, device=x.device)", "out[:, -1]")
+FINAL_ONLY = ("torch.empty(batch, d, device=x.device)", "out")
+
+
+def scan_file(body, alloc_ret=ALL_STEPS):
+    body = textwrap.indent(textwrap.dedent(body).strip("\n"), "    ")
+    return SCAN_FILE.format(body=body, alloc=alloc_ret[0], ret=alloc_ret[1])
+
+
+def linear_scan(head, var, step_store=True, tail=""):
+    store = ("    tl.store(out_ptr + (b * L + {v}) * D + offs, h)\n" if step_store else "").format(v=var)
+    after = "" if step_store else "tl.store(out_ptr + b * D + offs, h)\n"
+    return ("h = tl.zeros([BLOCK], dtype=tl.float32)\n" + head + "\n"
+            "    a = tl.load(a_ptr + (b * L + {v}) * D + offs)\n"
+            "    h = a * h + tl.load(x_ptr + (b * L + {v}) * D + offs)\n".format(v=var) + store + tail + after)
+
+
+SCAN_LOOPS = [
+    ("range_L", "for t in range(L):", "t", ""),
+    ("range_0_n_steps", "for i in range(0, L):", "i", ""),
+    ("unit_step_explicit", "for tok in range(0, L, 1):", "tok", ""),
+    ("tl_range", "for pos in tl.range(0, L):", "pos", ""),
+    ("while_counter", "s = 0\nwhile s < L:", "s", "    s += 1\n"),
+]
+
+
+@pytest.mark.parametrize("name,head,var,tail", SCAN_LOOPS, ids=[c[0] for c in SCAN_LOOPS])
+def test_scan_storing_every_step(name, head, var, tail):
+    cand = scan_file(linear_scan(head, var, True, tail))
+    # persistent on any task: a carried state fed per step and stored per step is a scan
+    assert outcome(cand, "persistent_kernel", SCAN_FINAL_TASK) == "yes"
+    assert outcome(cand, "persistent_kernel", RELU_TASK) == "yes"
+    # the waste: every step stored while the task returns only the final state
+    v = next(x for x in run_detectors(SCAN_FINAL_TASK, cand) if x["detector"] == "output_requirement")
+    assert v["outcome"] == "yes" and v["severity"] == "warning", v
+    assert any("stores every time step" in e["text"] for e in v["evidence"]), v["evidence"]
+    assert "return h" in v["suggested_fix"]
+    # the same kernel, returning what it stored, is what a sequence task needs
+    seq = scan_file(linear_scan(head, var, True, tail), (ALL_STEPS[0], "out"))
+    assert outcome(seq, "output_requirement", SCAN_SEQ_TASK) == "no"
+    assert outcome(cand, "output_requirement", SCAN_SEQ_TASK) == "yes"  # out[:, -1] is not the sequence
+
+
+@pytest.mark.parametrize("name,head,var,tail", SCAN_LOOPS, ids=[c[0] for c in SCAN_LOOPS])
+def test_scan_keeping_only_the_final_state(name, head, var, tail):
+    cand = scan_file(linear_scan(head, var, False, tail), FINAL_ONLY)
+    assert outcome(cand, "persistent_kernel", SCAN_FINAL_TASK) == "yes"
+    assert outcome(cand, "output_requirement", SCAN_FINAL_TASK) == "no"
+    # without a scan task, a state carried to one final store reads like a streaming reduction
+    assert outcome(cand, "persistent_kernel", RELU_TASK) == "no"
+
+
+NOT_SCANS = [
+    ("blocked_streaming_loop", """
+        h = tl.zeros([BLOCK], dtype=tl.float32)
+        for t in range(0, L, 16):
+            h = tl.maximum(h, tl.load(x_ptr + (b * L + t) * D + offs))
+            tl.store(out_ptr + (b * L + t) * D + offs, h)
+    """),
+    ("state_without_per_step_input", """
+        h = tl.load(x_ptr + offs)
+        for t in range(L):
+            h = h * 0.5
+            tl.store(out_ptr + t * D + offs, h)
+    """),
+    ("elementwise_per_step_no_state", """
+        for t in range(L):
+            v = tl.load(x_ptr + (b * L + t) * D + offs)
+            tl.store(out_ptr + (b * L + t) * D + offs, tl.maximum(v, 0.0))
+    """),
+]
+
+
+@pytest.mark.parametrize("name,body", NOT_SCANS, ids=[c[0] for c in NOT_SCANS])
+def test_not_a_scan(name, body):
+    cand = scan_file(body)
+    assert outcome(cand, "persistent_kernel", SCAN_FINAL_TASK) == "no"
+    assert outcome(cand, "output_requirement", SCAN_FINAL_TASK) == "no"
+
+
+CUDA_SCAN = '''
+import torch
+import torch.nn as nn
+from torch.utils.cpp_extension import load_inline
+
+SRC = r"""
+__global__ void scan(const float* a, const float* x, float* out, int L, int D) {{
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    float st = 0.0f;
+    for ({header}) {{
+        int at = {var} * D + c;
+        st = a[at] * st + x[at];
+{store}
+    }}
+{final}
+}}
+"""
+ext = load_inline(name="s", cpp_sources="", cuda_sources=SRC, functions=["run"])
+
+
+class ModelNew(nn.Module):
+    def forward(self, x, delta, B):
+        return ext.run(x, delta)
+'''
+
+CUDA_SCANS = [
+    # header, loop variable, stores every step, persistent on the scan task, output_requirement there
+    ("for_plus_plus", "int t = 0; t < L; ++t", "t", True, "yes", "yes"),
+    ("named_step_post_increment", "int step = 0; step < L; step++", "step", True, "yes", "yes"),
+    ("plus_equals_one", "int i = 0; i < L; i += 1", "i", True, "yes", "yes"),
+    ("final_only", "int n = 0; n < L; ++n", "n", False, "yes", "no"),
+    ("blocked_loop_is_not_a_scan", "int t = 0; t < L; t += 32", "t", True, "no", "no"),
+]
+
+
+@pytest.mark.parametrize("name,header,var,every,persistent,waste", CUDA_SCANS, ids=[c[0] for c in CUDA_SCANS])
+def test_cuda_scan(name, header, var, every, persistent, waste):
+    cand = CUDA_SCAN.format(header=header, var=var, store="        out[at] = st;" if every else "",
+                            final="" if every else "    out[c] = st;")
+    assert outcome(cand, "persistent_kernel", SCAN_FINAL_TASK) == persistent
+    assert outcome(cand, "output_requirement", SCAN_FINAL_TASK) == waste
+    assert outcome(cand, "output_requirement", SCAN_SEQ_TASK) == "no"
+
+
+def test_scan_tasks_are_classified():
+    from kwb_worker.detect.source import SourceFile, TaskInfo
+    final = TaskInfo(SourceFile(SCAN_FINAL_TASK, "task"))
+    seq = TaskInfo(SourceFile(SCAN_SEQ_TASK, "task"))
+    gru = TaskInfo(SourceFile(GRU_HIDDEN_TASK, "task"))
+    relu = TaskInfo(SourceFile(RELU_TASK, "task"))
+    assert (final.scan, final.returns) == (True, "final_state")
+    assert (seq.scan, seq.returns) == (True, "full_sequence")
+    assert not gru.scan and gru.recurrent and not relu.scan
+    # a loop over layers that indexes a module list carries `x` but is not a scan over time
+    layers = RELU_TASK.replace("        return torch.relu(x)",
+                               "        for i in range(3):\n            x = self.layers[i](x)\n        return x")
+    assert not TaskInfo(SourceFile(layers, "task")).scan

@@ -14,7 +14,6 @@ method of the candidate's own class called `exit` is not. Code under
 """
 import ast
 
-from .source import dotted
 from .verdicts import evidence, no, verdict as _verdict
 
 
