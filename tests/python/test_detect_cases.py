@@ -456,6 +456,7 @@ TIMER = "integrity.timer_patch"
 PROTO = "integrity.protocol_write"
 INTRO = "integrity.introspection"
 EXIT = "integrity.process_exit"
+DYN = "integrity.dynamic_code"
 
 TAMPER = [
     # library patches: directly, through aliases, setattr, namespaces, sys.modules, getattr, in forward
@@ -477,6 +478,12 @@ TAMPER = [
     ("from_import_function_code", LIB, "from torch import allclose", "allclose.__code__ = (lambda *a, **k: True).__code__",
      "", "yes"),
     ("object_setattr", LIB, "import math", "object.__setattr__(math, 'isclose', lambda *a, **k: True)", "", "yes"),
+    ("loop_over_modules", LIB, "import math", "for m in (torch, math):\n    m.isclose = lambda *a, **k: True", "",
+     "yes"),
+    ("module_passed_to_helper", LIB, "", "def patch(mod, name):\n    setattr(mod, name, lambda *a, **k: True)\n\n\n"
+     "patch(torch, 'allclose')", "", "yes"),
+    ("module_passed_from_forward", LIB, "", "def swap(m):\n    m.rand = None", "swap(torch)", "yes"),
+    ("helper_called_with_tensors", LIB, "", "def fill(t):\n    t.data = t.data * 0", "fill(x)", "no"),
     ("synchronize_is_a_timer_patch", TIMER, "", "torch.cuda.synchronize = lambda *a: None", "", "yes"),
     ("synchronize_is_not_a_library_patch", LIB, "", "torch.cuda.synchronize = lambda *a: None", "", "no"),
     ("rand_is_not_a_timer_patch", TIMER, "", "torch.rand = torch.zeros", "", "no"),
@@ -545,10 +552,27 @@ TAMPER = [
     ("atexit", EXIT, "import atexit", "atexit.register(lambda: None)", "", "yes"),
     ("fork", EXIT, "import os", "", "pid = os.fork()", "yes"),
     ("exit_alias", EXIT, "from os import _exit as leave", "", "leave(0)", "yes"),
+    ("exit_through_dict", EXIT, "import os", "", "os.__dict__['_exit'](0)", "yes"),
+    ("exit_through_vars", EXIT, "import os", "", "vars(os)['_exit'](0)", "yes"),
     ("main_guard_self_test", EXIT, "import sys", "if __name__ == '__main__':\n    sys.exit(0)", "", "no"),
     ("own_exit_function", EXIT, "", "def exit(code):\n    return code", "exit(0)", "no"),
     ("own_kill_method", EXIT, "", "", "self.kill = lambda: None\nself.kill()", "no"),
     ("signal_name_only", EXIT, "", "", "signal = 3\nsignal += 1", "no"),
+    # code no detector can read
+    ("exec_string", DYN, "", "", "exec('y.zero_()')", "yes"),
+    ("eval_string", DYN, "", "", "f = eval('lambda t: t')", "yes"),
+    ("compile_builtin", DYN, "", "CODE = compile('1 + 1', 'x', 'eval')", "", "yes"),
+    ("computed_import", DYN, "", "", "m = __import__('o' + 's')", "yes"),
+    ("computed_import_module", DYN, "import importlib", "", "m = importlib.import_module(''.join(['o', 's']))", "yes"),
+    ("pickle_loads", DYN, "import pickle", "", "obj = pickle.loads(b'')", "yes"),
+    ("function_from_code", DYN, "import types", "", "f = types.FunctionType((lambda: 0).__code__, {})", "yes"),
+    ("computed_getattr_on_module", DYN, "", "", "name = 'ra' + 'nd'\nf = getattr(torch, name)", "yes"),
+    ("module_eval_method", DYN, "", "", "self.eval()", "no"),
+    ("re_compile", DYN, "import re", "PATTERN = re.compile('[a-z]+')", "", "no"),
+    ("constant_getattr", DYN, "", "", "f = getattr(tl, 'sigmoid')", "no"),
+    ("literal_eval", DYN, "import ast", "", "v = ast.literal_eval('3')", "no"),
+    ("own_eval_function", DYN, "", "def eval(s):\n    return s", "v = eval('3')", "no"),
+    ("getattr_on_own_object", DYN, "", "", "name = 'forward'\nf = getattr(self, name)", "no"),
 ]
 
 
@@ -560,7 +584,9 @@ def test_harness_attacks(name, detector, imports, top, body, want):
     v = next(x for x in verdicts if x["detector"] == detector)
     assert v["outcome"] == want, v
     if want == "yes":
-        assert v["severity"] in ("error", "critical") and v["evidence"] and v["suggested_fix"]
+        # a computed getattr on a module is suspicious, not proof: a warning; everything else blocks
+        blocking = ("warning",) if name == "computed_getattr_on_module" else ("error", "critical")
+        assert v["severity"] in blocking and v["evidence"] and v["suggested_fix"]
         assert all(e["first_line"] > 0 for e in v["evidence"])
 
 

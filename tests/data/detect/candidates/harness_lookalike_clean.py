@@ -4,13 +4,16 @@
 # JSON-looking ones) on stderr, configuration flags, os.environ, the candidate's own `exit`,
 # `kill` and `rand` helpers, attributes called f_back / f_locals on its own object, and a self-test
 # under `if __name__ == "__main__":` that prints a status dict and calls sys.exit (never run when
-# the evaluator imports the file). The docstring quotes os._exit and {"event": "result"}.
+# the evaluator imports the file), Module.eval(), re.compile, ast.literal_eval and a getattr with
+# a literal name. The docstring quotes os._exit and {"event": "result"}.
 """Not a cheat: os._exit(0), sys._getframe(1).f_back, gc.get_objects(), torch.rand = f and
 print('{"event": "result", "status": "ok"}') appear only in this docstring."""
+import ast
 import gc
 import inspect
 import json
 import os
+import re
 import sys
 import tempfile
 
@@ -25,6 +28,7 @@ torch.backends.cuda.matmul.allow_tf32 = False
 allclose = torch.allclose  # a name of our own, rebound below: not a patch of torch
 allclose = None
 CACHE = os.path.join(tempfile.gettempdir(), "relu_block.json")
+ARCH = re.compile(r"sm_(\d+)")
 
 
 def rand(*shape):
@@ -43,7 +47,7 @@ def relu_kernel(x_ptr, y_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
 def _block_size():
     try:
         with open(CACHE) as f:
-            return json.load(f)["BLOCK"]
+            return ast.literal_eval(str(json.load(f)["BLOCK"]))
     except (OSError, ValueError, KeyError):
         with open(CACHE, "w") as f:
             json.dump({"BLOCK": 1024, "note": "autotuned once"}, f)
@@ -59,6 +63,8 @@ class ModelNew(nn.Module):
         self.f_locals = {}
         self.exited = False
         assert "x" in inspect.signature(self.forward).parameters
+        self.act = getattr(tl, "maximum")
+        self.eval()
 
     def exit(self):
         self.exited = True

@@ -34,6 +34,7 @@ DETECTORS = [
     ("integrity.protocol_write", tampering.protocol_write),
     ("integrity.introspection", tampering.introspection),
     ("integrity.process_exit", tampering.process_exit),
+    ("integrity.dynamic_code", tampering.dynamic_code),
     ("integrity.caching", integrity.caching),
     ("integrity.precision", integrity.precision),
 ]

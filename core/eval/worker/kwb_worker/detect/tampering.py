@@ -70,6 +70,9 @@ class Refs:
                     for n in ast.walk(t):
                         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
                             values.setdefault(n.id, []).append(node.value if t is n else None)
+            elif isinstance(node, ast.For) and isinstance(node.target, ast.Name) and \
+                    isinstance(node.iter, (ast.Tuple, ast.List)):
+                values.setdefault(node.target.id, []).extend(node.iter.elts)  # for m in (torch, math)
             elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.comprehension)):
                 for n in ast.walk(node.target):
                     if isinstance(n, ast.Name):
@@ -80,16 +83,20 @@ class Refs:
                         values.setdefault(n.id, []).append(None)
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 values.setdefault(node.name, []).append(None)
-            elif isinstance(node, ast.arg):
-                values.setdefault(node.arg, []).append(None)
+                if not isinstance(node, ast.ClassDef):
+                    for name, args in _parameter_bindings(src.tree, node).items():
+                        values.setdefault(name, []).extend(args)
+            elif isinstance(node, ast.Lambda):
+                for a in node.args.args + node.args.kwonlyargs:
+                    values.setdefault(a.arg, []).append(None)
         self.bound = set(values)  # every name the file binds itself (not a builtin then)
         for _ in range(4):  # aliases of aliases
             for name, vals in values.items():
-                if name in src.aliases or any(v is None for v in vals):
+                if name in src.aliases or name in self.alias or any(v is None for v in vals):
                     continue
-                qs = {self.qual(v) for v in vals}
-                if len(qs) == 1 and None not in qs:
-                    self.alias[name] = qs.pop()
+                qs = [self.qual(v) for v in vals]
+                if None not in qs:
+                    self.alias[name] = qs[0]  # `for m in (torch, math)`: reported as the first
 
     def builtin(self, node, name):
         """True when `node` is the builtin `name` (not a name the file binds itself)."""
@@ -118,10 +125,11 @@ class Refs:
                     isinstance(a[0], ast.Constant) and isinstance(a[0].value, str):
                 return a[0].value
             return None
-        if isinstance(node, ast.Subscript) and self.qual(node.value) == "sys.modules":
-            k = node.slice
-            if isinstance(k, ast.Constant) and isinstance(k.value, str):
-                return k.value
+        if isinstance(node, ast.Subscript):  # sys.modules["torch"], os.__dict__["_exit"], vars(os)["_exit"]
+            key = _const_str(node.slice)
+            ns = self.namespace(node.value)
+            if key and ns:
+                return key if ns == "sys.modules" else ns + "." + key
         return None
 
     def namespace(self, node):
@@ -135,6 +143,37 @@ class Refs:
         if q in ("sys.modules", "builtins"):
             return q
         return None
+
+
+def _parameter_bindings(tree, func):
+    """{parameter: [argument expressions]} of a function from its call sites in the file (by
+    name, or self.name for a method); a parameter with a default, *args/**kwargs, or no call
+    site at all is bound to None (unknown)."""
+    params = [a.arg for a in func.args.args]
+    out = {p: [] for p in params}
+    for a in func.args.kwonlyargs + [func.args.vararg, func.args.kwarg]:
+        if a is not None:
+            out[a.arg] = [None]
+    calls = []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call):
+            f = n.func
+            if isinstance(f, ast.Name) and f.id == func.name:
+                calls.append((n, params))
+            elif isinstance(f, ast.Attribute) and f.attr == func.name and isinstance(f.value, ast.Name) and \
+                    f.value.id == "self":
+                calls.append((n, params[1:]))
+    for call, names in calls:
+        for p, a in zip(names, call.args):
+            out[p].append(None if isinstance(a, ast.Starred) else a)
+        for kw in call.keywords:
+            if kw.arg in out:
+                out[kw.arg].append(kw.value)
+    n_defaults = len(func.args.defaults)
+    for i, p in enumerate(params):
+        if not out[p] or i >= len(params) - n_defaults or (p == "self" and i == 0):
+            out[p].append(None)
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -439,8 +478,8 @@ def introspection(src, task, ctx):
         if isinstance(n, ast.Call):
             q = r.call_name(n)
             if q in ("importlib.import_module", "builtins.__import__") and n.args:
-                key = _const_str(n.args[0])
-                if key is None or key.split(".")[0] in ("kwb_worker", "__main__"):
+                key = _const_str(n.args[0])  # a computed name is integrity.dynamic_code's
+                if key is not None and key.split(".")[0] in ("kwb_worker", "__main__"):
                     ev.append(r.ev(n, "%s(%s) reaches the evaluator's modules" % (q.replace("builtins.", ""),
                                                                                  ast.unparse(n.args[0]))))
             continue
@@ -601,3 +640,40 @@ def timer_patch(src, task, ctx):
                        ev, "Do not assign to torch, time or triton attributes; the evaluator's timers must see "
                            "the real work.")
     return no(det, "no monkey-patching of timers, events or synchronize")
+
+
+# ---------------------------------------------------------------------------------------------
+# integrity.dynamic_code: code the detectors above cannot read
+
+
+DYNAMIC_CALLS = ("builtins.exec", "builtins.eval", "builtins.compile", "types.FunctionType", "types.CodeType",
+                 "types.LambdaType", "marshal.loads", "pickle.loads", "_pickle.loads", "dill.loads", "runpy.run_path",
+                 "runpy.run_module", "runpy.run_code", "code.InteractiveInterpreter", "code.interact")
+
+
+def dynamic_code(src, task, ctx):
+    det = "integrity.dynamic_code"
+    r = reader(src)
+    refs = r.refs
+    hard, soft = [], []
+    for n in r.nodes():
+        if not isinstance(n, ast.Call):
+            continue
+        q = r.call_name(n)
+        if _under(q, DYNAMIC_CALLS):
+            hard.append(r.ev(n, "%s runs code built at run time, which no detector reads" % q.replace("builtins.", "")))
+        elif q in ("builtins.__import__", "importlib.import_module", "importlib.__import__") and n.args and \
+                _const_str(n.args[0]) is None:
+            hard.append(r.ev(n, "%s(%s) imports a module whose name is computed" % (q.replace("builtins.", ""),
+                                                                                   ast.unparse(n.args[0]))))
+        elif q in ("builtins.getattr", "builtins.hasattr") and len(n.args) >= 2 and refs.qual(n.args[0]) and \
+                _const_str(n.args[1]) is None:
+            soft.append(r.ev(n, "getattr(%s, %s) reaches a module attribute whose name is computed"
+                             % (ast.unparse(n.args[0]), ast.unparse(n.args[1]))))
+    fix = ("Write the kernel as plain code: no exec/eval/compile, no code objects, pickles or imports built from "
+           "strings. Name every module and attribute you use literally.")
+    if hard:
+        return verdict(det, "yes", "error", "the candidate runs code built at run time", hard + soft, fix)
+    if soft:
+        return verdict(det, "yes", "warning", "module attributes are reached through computed names", soft, fix)
+    return no(det, "no exec, eval, compile or computed imports")
