@@ -758,6 +758,29 @@ def test_cuda_scan(name, header, var, every, persistent, waste):
     assert outcome(cand, "output_requirement", SCAN_SEQ_TASK) == "no"
 
 
+CHUNKED_FINAL_TASK = _task("ssm_chunked_final.py")
+
+
+def test_closed_form_state_space_task():
+    """A Mamba2-style task with no time loop in the reference (cumsum and einsum over chunks):
+    a scan by its d_state and seq_length, returning the final state (`states[:, -1]`)."""
+    from kwb_worker.detect.source import SourceFile, TaskInfo
+    info = TaskInfo(SourceFile(CHUNKED_FINAL_TASK, "task"))
+    assert info.scan and info.returns == "final_step"
+    fwd = "def forward(self, X):"
+    final_only = scan_file(linear_scan("for t in range(L):", "t", False), FINAL_ONLY).replace(
+        "def forward(self, x, delta, B):", fwd).replace("batch, L, d = x.shape", "x = X\n        batch, L, d = x.shape[:3]")
+    every = scan_file(linear_scan("for t in range(L):", "t", True)).replace(
+        "def forward(self, x, delta, B):", fwd).replace("batch, L, d = x.shape", "x = X\n        batch, L, d = x.shape[:3]")
+    assert outcome(final_only, "persistent_kernel", CHUNKED_FINAL_TASK) == "yes"
+    assert outcome(final_only, "output_requirement", CHUNKED_FINAL_TASK) == "no"
+    assert outcome(every, "output_requirement", CHUNKED_FINAL_TASK) == "yes"
+    # without the state size, the same closed form is not known to be a scan
+    plain = CHUNKED_FINAL_TASK.replace("d_state = 16", "n_state = 16").replace(", d_state, block_len]",
+                                                                               ", n_state, block_len]")
+    assert not TaskInfo(SourceFile(plain, "task")).scan
+
+
 def test_scan_tasks_are_classified():
     from kwb_worker.detect.source import SourceFile, TaskInfo
     final = TaskInfo(SourceFile(SCAN_FINAL_TASK, "task"))

@@ -479,7 +479,8 @@ class TaskInfo:
         names = {"batch": ("batch_size", "batch", "B"),
                  "seq": ("seq_len", "sequence_length", "seq_length", "T"),
                  "hidden": ("hidden_size", "hidden", "H"),
-                 "layers": ("num_layers",)}[role]
+                 "layers": ("num_layers",),
+                 "state": ("d_state", "state_size", "ssm_state_size")}[role]
         for n in names:
             if n in self.constants:
                 return n
@@ -516,6 +517,9 @@ class TaskInfo:
                     origin[node.targets[0].id] = kind
         if not self.recurrent:
             self._classify_scan(fwd, origin)
+            # a state-space task written in closed form (cumsum/einsum over chunks, no time loop),
+            # like KernelBench's Mamba2 tasks: known by its state size and sequence length
+            self.scan = self.scan or (self.label_of("state") is not None and self.label_of("seq") is not None)
         for node in ast.walk(fwd):
             if isinstance(node, ast.Return) and node.value is not None:
                 self.return_text = ast.unparse(node.value)
