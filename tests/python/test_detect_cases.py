@@ -516,6 +516,8 @@ TAMPER = [
     ("own_file_written", PROTO, "import json", "", "with open('/tmp/cfg.json', 'w') as f:\n    json.dump({'BLOCK': 64}, f)",
      "no"),
     ("forged_string_never_written", PROTO, "", "NOTE = '{\"event\": \"result\"}'", "", "no"),
+    ("dev_stderr_is_the_log", PROTO, "", "", "open('/dev/stderr', 'w').write('debug')", "no"),
+    ("dev_stdout", PROTO, "", "", "open('/dev/stdout', 'w').write('x')", "yes"),
     ("proc_cpuinfo", PROTO, "", "", "open('/proc/cpuinfo').read()", "no"),
     # memory, frames, modules
     ("gc_get_objects", INTRO, "import gc", "", "objs = gc.get_objects()", "yes"),
@@ -541,6 +543,8 @@ TAMPER = [
     ("inspect_signature", INTRO, "import inspect", "", "ps = inspect.signature(self.forward).parameters", "no"),
     ("own_frame_attributes", INTRO, "", "", "self.f_back = None\nself.f_locals = {}", "no"),
     ("module_in_sys_modules", INTRO, "import sys", "", "has = 'triton' in sys.modules\nt = sys.modules['torch']", "no"),
+    ("own_module_in_sys_modules", INTRO, "import sys", "", "me = sys.modules[__name__]\nme2 = sys.modules.get(__name__)",
+     "no"),
     ("ctypes_cdll", INTRO, "import ctypes", "", "lib = ctypes.CDLL('libcudart.so')", "no"),
     # exits, kills, signals
     ("os_exit", EXIT, "import os", "", "os._exit(0)", "yes"),

@@ -291,7 +291,7 @@ def _proc_kind(text):
             return "fd"
     if text.startswith("/proc/") and len(parts) == 2 and parts[1] in ("mem", "maps", "pagemap", "environ"):
         return "memory"
-    if text.startswith("/dev/fd") or text in ("/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty") or \
+    if text.startswith("/dev/fd") or text in ("/dev/stdout", "/dev/stdin", "/dev/tty") or \
             text.startswith("/dev/pts"):
         return "fd"
     return None
@@ -441,17 +441,24 @@ def protocol_write(src, task, ctx):
 # integrity.introspection
 
 
+def _foreign_module_key(key):
+    """True for a sys.modules key that reaches the evaluator: a computed name, kwb_*, __main__
+    (`sys.modules[__name__]`, the candidate's own module, is fine)."""
+    if isinstance(key, ast.Name) and key.id == "__name__":
+        return False
+    name = _const_str(key)
+    return name is None or name.startswith("kwb") or name == "__main__"
+
+
 def _sys_modules_walk(r, n):
     """A use of sys.modules that enumerates it or reaches the evaluator's or __main__'s module."""
     parent = r.parent.get(n)
     if isinstance(parent, ast.Subscript) and parent.value is n:
-        key = _const_str(parent.slice)
-        return key is None or key.startswith("kwb") or key == "__main__"
+        return _foreign_module_key(parent.slice)
     if isinstance(parent, ast.Attribute) and parent.value is n:
         call = r.parent.get(parent)
         if parent.attr in ("get", "pop") and isinstance(call, ast.Call) and call.args:
-            key = _const_str(call.args[0])
-            return key is None or key.startswith("kwb") or key == "__main__"
+            return _foreign_module_key(call.args[0])
         return parent.attr in ("values", "items", "keys", "copy", "__iter__")
     if isinstance(parent, (ast.For, ast.comprehension)) and parent.iter is n:
         return True
