@@ -457,6 +457,7 @@ PROTO = "integrity.protocol_write"
 INTRO = "integrity.introspection"
 EXIT = "integrity.process_exit"
 DYN = "integrity.dynamic_code"
+SWITCH = "integrity.call_switch"
 
 TAMPER = [
     # library patches: directly, through aliases, setattr, namespaces, sys.modules, getattr, in forward
@@ -577,6 +578,19 @@ TAMPER = [
     ("literal_eval", DYN, "import ast", "", "v = ast.literal_eval('3')", "no"),
     ("own_eval_function", DYN, "", "def eval(s):\n    return s", "v = eval('3')", "no"),
     ("getattr_on_own_object", DYN, "", "", "name = 'forward'\nf = getattr(self, name)", "no"),
+    # behaviour switched by call count, clock or capture phase
+    ("self_counter", SWITCH, "", "", "self.n = getattr(self, 'n', 0) + 1\nself.n += 1\nif self.n > 5:\n    return y", "yes"),
+    ("counter_plus_one", SWITCH, "", "", "self.k = self.k + 1\nx = x if self.k < 3 else x[:1]", "yes"),
+    ("global_counter", SWITCH, "CALLS = 0", "", "global CALLS\nCALLS += 1\nif CALLS % 2:\n    x = x * 0", "yes"),
+    ("itertools_counter", SWITCH, "import itertools", "TICK = itertools.count()", "i = next(TICK)\nif i > 4:\n    return y",
+     "yes"),
+    ("derived_from_counter", SWITCH, "", "", "self.calls += 1\ntimed = self.calls > 5\nn = 1 if timed else x.numel()",
+     "yes"),
+    ("capture_probe", SWITCH, "", "", "if torch.cuda.is_current_stream_capturing():\n    return y", "yes"),
+    ("clock", SWITCH, "import time as t", "", "if t.perf_counter() % 1 > 0.5:\n    return y", "yes"),
+    ("stats_counter_only", SWITCH, "", "", "self.calls += 1", "no"),
+    ("one_shot_init", SWITCH, "", "", "if getattr(self, 'w', None) is None:\n    self.w = x.new_zeros(1)", "no"),
+    ("device_and_size_dispatch", SWITCH, "", "", "if x.is_cuda and x.numel() > 1024:\n    x = x.contiguous()", "no"),
 ]
 
 

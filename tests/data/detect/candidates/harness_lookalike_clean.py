@@ -62,6 +62,7 @@ class ModelNew(nn.Module):
         self.f_back = None
         self.f_locals = {}
         self.exited = False
+        self.calls = 0  # statistics only: never decides what forward does
         assert "x" in inspect.signature(self.forward).parameters
         self.act = getattr(tl, "maximum")
         self.eval()
@@ -73,6 +74,7 @@ class ModelNew(nn.Module):
         return signal
 
     def forward(self, x):
+        self.calls += 1
         y = torch.empty_like(x)
         n = x.numel()
         relu_kernel[(triton.cdiv(n, self.block),)](x, y, n, BLOCK_SIZE=self.block)

@@ -13,7 +13,7 @@ Entry point: `run_detectors(task_source, candidate_source, sm_count=132, triton_
 one verdict dict per detector in DETECTORS, in the protocol's form (core/eval/PROTOCOL.md).
 `python3 -m kwb_worker.detect TASK CANDIDATE` prints the list as JSON.
 """
-from . import flow, integrity, kernels, tampering
+from . import flow, integrity, kernels, switching, tampering
 from .source import Resolver, SourceFile, TaskInfo
 from .verdicts import cannot_tell, evidence
 
@@ -36,6 +36,7 @@ DETECTORS = [
     ("integrity.process_exit", tampering.process_exit),
     ("integrity.dynamic_code", tampering.dynamic_code),
     ("integrity.caching", integrity.caching),
+    ("integrity.call_switch", switching.call_switch),
     ("integrity.precision", integrity.precision),
 ]
 
