@@ -588,6 +588,8 @@ TAMPER = [
      "yes"),
     ("capture_probe", SWITCH, "", "", "if torch.cuda.is_current_stream_capturing():\n    return y", "yes"),
     ("clock", SWITCH, "import time as t", "", "if t.perf_counter() % 1 > 0.5:\n    return y", "yes"),
+    ("first_call_warmup_is_a_warning", SWITCH, "", "", "self.calls += 1\nif self.calls == 1:\n    x = x.contiguous()",
+     "yes"),
     ("stats_counter_only", SWITCH, "", "", "self.calls += 1", "no"),
     ("one_shot_init", SWITCH, "", "", "if getattr(self, 'w', None) is None:\n    self.w = x.new_zeros(1)", "no"),
     ("device_and_size_dispatch", SWITCH, "", "", "if x.is_cuda and x.numel() > 1024:\n    x = x.contiguous()", "no"),
@@ -603,7 +605,8 @@ def test_harness_attacks(name, detector, imports, top, body, want):
     assert v["outcome"] == want, v
     if want == "yes":
         # a computed getattr on a module is suspicious, not proof: a warning; everything else blocks
-        blocking = ("warning",) if name == "computed_getattr_on_module" else ("error", "critical")
+        blocking = ("warning",) if name in ("computed_getattr_on_module", "first_call_warmup_is_a_warning") else \
+            ("error", "critical")
         assert v["severity"] in blocking and v["evidence"] and v["suggested_fix"]
         assert all(e["first_line"] > 0 for e in v["evidence"])
 
