@@ -9,7 +9,7 @@ one-shot `if self.w is None:` initialisation are not switches."""
 import ast
 
 from .source import dotted, names_in
-from .verdicts import evidence, no, verdict
+from .verdicts import evidence, graded
 
 PHASE_PROBES = ("torch.cuda.is_current_stream_capturing", "torch.cuda.graphs.is_current_stream_capturing",
                 "torch.compiler.is_compiling", "torch._dynamo.is_compiling", "torch.is_grad_enabled",
@@ -73,18 +73,14 @@ def call_switch(src, task, ctx):
                 elif found:
                     ev.append(evidence(n.lineno, n.lineno, "`%s` in %s branches on %s"
                                        % (ast.unparse(n.test), f.name, ", ".join(sorted(found)))))
-    if ev or soft:
-        shown = ev + soft
-        shown += [evidence(n.lineno, n.end_lineno, "`%s` counts calls across forward calls" % d)
-                  for n, d in updates if any("`%s`" % d in e["text"] or d in e["text"] for e in shown)]
-        shown.sort(key=lambda e: e["first_line"])
-        fix = ("Compute the same thing the same way on every call: no call counters, clocks or graph-capture "
-               "probes deciding what forward does. Every timed call's output is checked.")
-        if ev:
-            return verdict(det, "yes", "error", "forward switches behaviour by call count, clock or capture phase",
-                           shown, fix)
-        return verdict(det, "yes", "warning", "forward treats its first call differently", shown, fix)
-    return no(det, "no call-count, clock or capture-phase switch in forward")
+    shown = [evidence(n.lineno, n.end_lineno, "`%s` counts calls across forward calls" % d)
+             for n, d in updates if any("`%s`" % d in e["text"] or d in e["text"] for e in ev + soft)]
+    return graded(det, ev + shown if ev else [], soft + shown if not ev else soft,
+                  "forward switches behaviour by call count, clock or capture phase",
+                  "forward treats its first call differently",
+                  "Compute the same thing the same way on every call: no call counters, clocks or graph-capture "
+                  "probes deciding what forward does. Every timed call's output is checked.",
+                  "no call-count, clock or capture-phase switch in forward")
 
 
 def _first_call_only(test, counters):

@@ -2,8 +2,8 @@
 """Static integrity detectors for candidates that attack the harness rather than the problem:
 writing on descriptors the candidate does not own (forged protocol lines), reading the
 evaluator's memory (gc, frames, inspect, ctypes, /proc/<pid>/mem), ending or signalling the
-process, and monkey-patching the libraries the harness uses (torch, builtins, math, random,
-numpy, ...).
+process, monkey-patching the libraries the harness uses (torch, builtins, math, random,
+numpy, ...), and code built at run time that no detector can read (exec, computed imports).
 
 Everything is read from the syntax tree. A module is recognised by what it is, never by what it
 is called: `import torch as T; T.rand = f`, `t = torch; t.rand = f`, `setattr(torch, "rand", f)`,
@@ -14,13 +14,14 @@ method of the candidate's own class called `exit` is not. Code under
 """
 import ast
 
-from .verdicts import evidence, no, verdict as _verdict
+from .verdicts import evidence, graded, no, verdict as _verdict
 
 
 def verdict(detector, outcome, severity, summary, evidence_list=(), fix=""):
     """A verdict with its evidence in source order."""
     ordered = sorted(evidence_list, key=lambda e: (e["first_line"], e["last_line"]))
     return _verdict(detector, outcome, severity, summary, ordered, fix)
+
 
 # Attributes whose replacement changes what the evaluator's timers measure (integrity.timer_patch);
 # every other patched attribute of a library is integrity.library_patch.
@@ -425,16 +426,12 @@ def protocol_write(src, task, ctx):
     for n, text, kind in _paths(r):
         if kind == "fd":
             hard.append(r.ev(n, "path `%s` names a descriptor of the process" % text))
-    fix = ("Write nothing but your kernel: no os.write, os.dup2, fdopen, sockets, pipes or /proc/<pid>/fd paths, "
-           "and never print JSON that looks like the evaluator's messages. The evaluator alone talks to the host; "
-           "use print() to stderr for debugging.")
-    if hard:
-        return verdict(det, "yes", "critical", "the candidate writes on descriptors or streams it does not own",
-                       hard + soft, fix)
-    if soft:
-        return verdict(det, "yes", "error", "the candidate starts a subprocess that inherits the worker's descriptors",
-                       soft, fix)
-    return no(det, "no writes on the evaluator's descriptors or streams")
+    return graded(det, hard, soft, "the candidate writes on descriptors or streams it does not own",
+                  "the candidate starts a subprocess that inherits the worker's descriptors",
+                  "Write nothing but your kernel: no os.write, os.dup2, fdopen, sockets, pipes or /proc/<pid>/fd "
+                  "paths, and never print JSON that looks like the evaluator's messages. The evaluator alone talks "
+                  "to the host; use print() to stderr for debugging.",
+                  "no writes on the evaluator's descriptors or streams", "critical", "error")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -677,10 +674,8 @@ def dynamic_code(src, task, ctx):
                 _const_str(n.args[1]) is None:
             soft.append(r.ev(n, "getattr(%s, %s) reaches a module attribute whose name is computed"
                              % (ast.unparse(n.args[0]), ast.unparse(n.args[1]))))
-    fix = ("Write the kernel as plain code: no exec/eval/compile, no code objects, pickles or imports built from "
-           "strings. Name every module and attribute you use literally.")
-    if hard:
-        return verdict(det, "yes", "error", "the candidate runs code built at run time", hard + soft, fix)
-    if soft:
-        return verdict(det, "yes", "warning", "module attributes are reached through computed names", soft, fix)
-    return no(det, "no exec, eval, compile or computed imports")
+    return graded(det, hard, soft, "the candidate runs code built at run time",
+                  "module attributes are reached through computed names",
+                  "Write the kernel as plain code: no exec/eval/compile, no code objects, pickles or imports built "
+                  "from strings. Name every module and attribute you use literally.",
+                  "no exec, eval, compile or computed imports")
