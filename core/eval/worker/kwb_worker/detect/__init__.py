@@ -13,7 +13,7 @@ Entry point: `run_detectors(task_source, candidate_source, sm_count=132, triton_
 one verdict dict per detector in DETECTORS, in the protocol's form (core/eval/PROTOCOL.md).
 `python3 -m kwb_worker.detect TASK CANDIDATE` prints the list as JSON.
 """
-from . import flow, integrity, kernels
+from . import flow, integrity, kernels, switching, tampering
 from .source import Resolver, SourceFile, TaskInfo
 from .verdicts import cannot_tell, evidence
 
@@ -29,8 +29,14 @@ DETECTORS = [
     ("integrity.graph_capture", integrity.graph_capture),
     ("integrity.side_stream", integrity.side_stream),
     ("integrity.threads", integrity.threads),
-    ("integrity.timer_patch", integrity.timer_patch),
+    ("integrity.timer_patch", tampering.timer_patch),
+    ("integrity.library_patch", tampering.library_patch),
+    ("integrity.protocol_write", tampering.protocol_write),
+    ("integrity.introspection", tampering.introspection),
+    ("integrity.process_exit", tampering.process_exit),
+    ("integrity.dynamic_code", tampering.dynamic_code),
     ("integrity.caching", integrity.caching),
+    ("integrity.call_switch", switching.call_switch),
     ("integrity.precision", integrity.precision),
 ]
 

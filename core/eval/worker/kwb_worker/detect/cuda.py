@@ -135,9 +135,75 @@ def has_inner_work(text, loop):
     return bool(re.search(r"\b(for|while)\s*\(|__syncthreads\s*\(|\.sync\s*\(", body))
 
 
-def time_loops(source):
-    """[(kernel, loop header, first line offset, last line offset, carried names)] for a CUDA
-    source string; offsets are 0-based line numbers inside the string."""
+_INDEX = re.compile(r"(\w+)\s*\[([^\]]*)\]")
+_UNIT_STEP = r"^\s*(?:\+\+\s*{v}|{v}\s*\+\+|{v}\s*\+=\s*1|{v}\s*=\s*{v}\s*\+\s*1)\s*$"
+
+
+class Loop:
+    """A time loop of a CUDA kernel: offsets are 0-based line numbers inside the source string."""
+
+    def __init__(self, kernel, header, first, last, state, scan, stores):
+        self.kernel = kernel
+        self.header = header
+        self.first = first
+        self.last = last
+        self.state = state
+        self.scan = scan  # a recurrence without a reused weight matrix or inner reduction
+        self.stores = stores  # [(line offset, statement)] writing every step at an address that moves with it
+
+
+def _step_facts(text, loop, state):
+    """(unit step, fed by moving loads, [(offset, statement)] of per-step stores) of a loop: the
+    loop variable and the locals computed from it move with the step; a load or store moves when
+    its index reads a moving name. Stores to the carried state or to arrays declared inside the
+    loop are not outputs."""
+    hs, header, bs, be = loop
+    parts = header.split(";")
+    if len(parts) != 3:
+        return False, False, []
+    d = _DECL.match(parts[0].strip() + ";") or _ASSIGN.match(parts[0])
+    if not d:
+        return False, False, []
+    var = d.group(1)
+    unit = bool(re.match(_UNIT_STEP.format(v=re.escape(var)), parts[2]))
+    moving = {var}
+    local = set()
+    stmts = []
+    pos = bs
+    for stmt in re.split(r"([;{}])", text[bs:be]):
+        stmts.append((pos, stmt))
+        pos += len(stmt)
+    for _ in range(3):
+        for _, stmt in stmts:
+            s = stmt.strip()
+            m = _DECL.match(s + ";") if s and s.split()[0] != "return" else None
+            if m:
+                local.add(m.group(1))
+                if set(_IDENT.findall(s.split("=", 1)[1] if "=" in s else "")) & moving:
+                    moving.add(m.group(1))
+                continue
+            a = _ASSIGN.match(s)
+            if a and not a.group(2) and set(_IDENT.findall(a.group(4))) & moving:
+                moving.add(a.group(1))
+    fed = False
+    stores = []
+    for off, stmt in stmts:
+        s = stmt.strip()
+        a = _ASSIGN.match(s)
+        reads = a.group(4) if a else s
+        for m in _INDEX.finditer(reads):
+            if set(_IDENT.findall(m.group(2))) & moving and m.group(1) not in local:
+                fed = True
+        if a and a.group(2) and a.group(1) not in local and a.group(1) not in state and \
+                set(_IDENT.findall(a.group(2))) & moving:
+            stores.append((text.count("\n", 0, off + len(stmt) - len(stmt.lstrip())), " ".join(s.split())))
+    return unit, fed, stores
+
+
+def time_loops(source, scan_task=False):
+    """[Loop] of a CUDA source string: loops carrying state across iterations, either through an
+    inner reduction (a weight matrix reused every step) or, for a scan without one, a unit-step
+    loop fed by loads that move with the step that stores every step or belongs to a scan task."""
     text = strip(source)
     found = []
     for name, ks, ke in kernels(text):
@@ -146,9 +212,13 @@ def time_loops(source):
             if loop[0] < covered:
                 continue
             state, _ = carried_state(text, ks, loop)
-            if state and has_inner_work(text, loop):
+            if not state:
+                continue
+            unit, fed, stores = _step_facts(text, loop, state)
+            inner = has_inner_work(text, loop)
+            if inner or (unit and fed and (stores or scan_task)):
                 first = text.count("\n", 0, loop[0])
                 last = text.count("\n", 0, loop[3])
-                found.append((name, loop[1].strip(), first, last, state))
+                found.append(Loop(name, loop[1].strip(), first, last, state, not inner, stores))
                 covered = loop[3]
     return found

@@ -3,8 +3,9 @@
 import ast
 import math
 
-from .kernels import all_time_loops, pointer_base, tl_calls
-from .source import dotted, has_last_index, is_range_call, names_in
+from . import cuda
+from .kernels import all_time_loops
+from .source import has_last_index, is_range_call
 from .verdicts import cannot_tell, evidence, no, verdict
 
 LAUNCH_BOUND_MIN = 64  # launches per forward above which per-launch overhead dominates small RNN steps
@@ -199,9 +200,12 @@ def launch_bound_loop(src, task, ctx):
 
 
 def _dims_match(ctx, shape):
-    """'sequence' when an allocated shape has a time dimension and a hidden-sized one."""
+    """True when an allocated shape is a sequence: a time dimension and a hidden-sized one (for a
+    scan task, which has no hidden size, a time dimension)."""
     task = ctx.task
     seq, hidden = task.label_of("seq"), task.label_of("hidden")
+    if task.scan and shape and seq is not None:
+        return any(seq in s.labels for s in shape)  # a scan's sequence: any tensor with a time dimension
     if not shape or seq is None or hidden is None:
         return False
     hv = task.constants[hidden].value
@@ -210,25 +214,19 @@ def _dims_match(ctx, shape):
     return has_seq and has_hidden
 
 
-def per_step_stores(src):
-    """Unconditional tl.store inside a time loop at an address that moves with the loop."""
+def per_step_stores(src, task=None):
+    """[(time loop, tl.store)] of unconditional stores inside a time loop at an address that moves
+    with the loop (the state buffer itself, read back next step, is not an output)."""
+    return [(tl, c) for tl in all_time_loops(src, task) for c in tl.step_stores]
+
+
+def cuda_step_stores(src, task):
+    """[(line, loop, statement)] of CUDA statements that write every step of a time loop."""
     out = []
-    for tl in all_time_loops(src):
-        var = names_in(tl.loop.target) if isinstance(tl.loop, ast.For) else set()
-        derived = set(var)
-        state = {p for p, _, _ in tl.memory}
-        for node in ast.walk(tl.loop):
-            if isinstance(node, ast.Assign) and names_in(node.value) & derived:
-                for t in node.targets:
-                    derived |= names_in(t)
-        for st in tl.loop.body:
-            if isinstance(st, ast.If):
-                continue
-            for c in tl_calls(src, st, ("store",)):
-                if c.args and pointer_base(c.args[0], src.jit[tl.kernel]) in state:
-                    continue  # the state buffer itself (read back next step), not an output
-                if c.args and names_in(c.args[0]) & derived:
-                    out.append((tl, c))
+    for text, line in src.cuda_sources():
+        for loop in cuda.time_loops(text, task.scan):
+            for off, stmt in loop.stores:
+                out.append((line + off, loop, stmt))
     return out
 
 
@@ -256,8 +254,8 @@ def _candidate_return(ctx):
 
 def output_requirement(src, task, ctx):
     need = task.returns
-    if not task.recurrent:
-        return no("output_requirement", "the task has no recurrent layer: no sequence/final-state choice")
+    if not task.recurrent and not task.scan:
+        return no("output_requirement", "the task has no recurrent layer or scan: no sequence/final-state choice")
     if need == "unknown":
         return cannot_tell("output_requirement", "the task's forward return could not be classified")
     final = need in ("final_state", "final_step")
@@ -285,14 +283,20 @@ def output_requirement(src, task, ctx):
                     s = ctx.resolver.resolve(node.value, f, env)
                     if s.shape and _dims_match(ctx, s.shape):
                         allocs.append((node, s))
-        stores = per_step_stores(src)
-        if allocs and stores:
+        stores = per_step_stores(src, task)
+        # a multi-layer RNN may store the sequence of the layers that feed another one, so there a
+        # [seq, batch, hidden] allocation must go with the stores; a scan's steps feed nothing
+        cuda_stores = cuda_step_stores(src, task) if task.scan else []
+        if (allocs or task.scan) and (stores or cuda_stores):
             for node, s in allocs:
                 ev.append(evidence(node.lineno, node.end_lineno, "allocates `%s` with shape [%s]"
                                    % (ast.unparse(node.targets[0]), ", ".join(d.text for d in s.shape))))
             for tl, c in stores:
                 ev.append(evidence(c.lineno, c.end_lineno, "stores every time step (loop over `%s` in %s)"
                                    % (tl.bound, tl.kernel)))
+            for line, loop, stmt in cuda_stores:
+                ev.append(evidence(line, line, "`%s` stores every time step (loop `for (%s)` in __global__ %s)"
+                                   % (stmt, loop.header, loop.kernel)))
             return verdict("output_requirement", "yes", "warning",
                            "the task needs only the final state but the candidate materialises the whole output "
                            "sequence", ev, requirement)

@@ -226,33 +226,6 @@ def threads(src, task, ctx):
     return no(det, "no threads")
 
 
-def timer_patch(src, task, ctx):
-    det = "integrity.timer_patch"
-    roots = ("torch", "time", "triton", "numpy", "builtins", "timeit", "sys")
-    ev = []
-    for n in ast.walk(src.tree):
-        targets = []
-        if isinstance(n, ast.Assign):
-            targets = n.targets
-        elif isinstance(n, (ast.AugAssign, ast.AnnAssign)):
-            targets = [n.target]
-        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("setattr", "delattr") and n.args:
-            q = src.qual(n.args[0]) or ""
-            if q.split(".")[0] in roots:
-                ev.append(evidence(n.lineno, n.end_lineno, "%s(%s, ...) patches a library" % (n.func.id, q)))
-            continue
-        for t in targets:
-            if isinstance(t, ast.Attribute):
-                q = src.qual(t) or ""
-                if q.split(".")[0] in roots and not q.startswith("torch.backends."):
-                    ev.append(evidence(n.lineno, n.end_lineno, "assignment to %s" % q))
-    if ev:
-        return verdict(det, "yes", "critical", "library functions are monkey-patched (timers, events, synchronize)",
-                       ev, "Do not assign to torch, time or triton attributes; the evaluator's timers must see "
-                           "the real work.")
-    return no(det, "no monkey-patching of library functions")
-
-
 def caching(src, task, ctx):
     det = "integrity.caching"
     cls = ctx.resolver.cls

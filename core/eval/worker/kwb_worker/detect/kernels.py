@@ -3,7 +3,7 @@
 import ast
 
 from . import cuda
-from .source import dotted, is_range_call, loop_bound, names_in, walk_ordered, Sym
+from .source import carried_names, dotted, is_range_call, loop_bound, moving_names, names_in, unit_step, Sym
 from .verdicts import cannot_tell, evidence, no, verdict
 
 # ---------------------------------------------------------------------------------------------
@@ -39,28 +39,6 @@ def pointer_base(expr, f, depth=0):
     return None
 
 
-def _is_accumulation(stmt, name):
-    if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, (ast.Add, ast.Sub)):
-        return name not in names_in(stmt.value)
-    if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.BinOp) and isinstance(stmt.value.op, ast.Add):
-        l, r = stmt.value.left, stmt.value.right
-        if isinstance(l, ast.Name) and l.id == name and name not in names_in(r):
-            return True
-        if isinstance(r, ast.Name) and r.id == name and name not in names_in(l):
-            return True
-    return False
-
-
-def _stores_of(body, name):
-    res = []
-    for st in ast.walk(ast.Module(body=body, type_ignores=[])):
-        if isinstance(st, ast.AugAssign) and isinstance(st.target, ast.Name) and st.target.id == name:
-            res.append(st)
-        elif isinstance(st, ast.Assign) and any(name in names_in(t) for t in st.targets):
-            res.append(st)
-    return res
-
-
 def tl_calls(src, node, names):
     """Calls of triton.language.<name> in a subtree, in source order."""
     out = []
@@ -74,93 +52,76 @@ def tl_calls(src, node, names):
 
 
 class TimeLoop:
-    def __init__(self, kernel, loop, bound, carried, memory):
+    def __init__(self, kernel, loop, bound, carried, memory, scan=False, step_stores=()):
         self.kernel = kernel
         self.loop = loop
         self.bound = bound
         self.carried = carried
         self.memory = memory  # [(pointer, load line, store line)]
+        self.scan = scan  # a recurrence without a reused weight matrix (linear or selective scan)
+        self.step_stores = list(step_stores)  # tl.store calls that write every step at a moving address
 
 
-def analyse_loop(src, f, loop):
-    """A TimeLoop when `loop` carries state from one iteration to the next and does a reduction
-    per iteration (nested loop, tl.dot or tl.sum); None otherwise.
+def analyse_loop(src, f, loop, scan_task=False):
+    """A TimeLoop when `loop` carries state from one iteration to the next; None otherwise.
 
     State is carried in a variable defined before the loop, read in the body before it is
     written and not merely accumulated (`acc += tl.dot(...)` is a reduction, `h = z * h + ...`
     is state), or through memory: a pointer loaded from before it is stored to in the same
-    iteration (a state buffer, double-buffered or not)."""
+    iteration (a state buffer, double-buffered or not).
+
+    Two shapes of time loop: a recurrence through a weight matrix (a reduction per step, nested
+    loop, tl.dot or tl.sum, over data every step reuses: GRU/LSTM), and a scan without one (a
+    linear recurrence or an SSM selective scan, h = a_t * h + b_t * x_t): a unit-step loop whose
+    carried state is fed by loads that move with the step, and that either stores every step or
+    belongs to a task that is itself a scan. Flash attention's streaming loop steps by blocks
+    and stores once, so it is neither."""
     if isinstance(loop, ast.For) and not is_range_call(src, loop.iter):
         return None
-    target = names_in(loop.target) if isinstance(loop, ast.For) else set()
-    defined = set(params_of(f))
-    for node in ast.walk(f):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.lineno < loop.lineno:
-            defined.add(node.id)
-    first, stored = {}, set()
-    body_events = list(walk_ordered(loop.test if isinstance(loop, ast.While) else [])) + list(walk_ordered(loop.body))
-    for name, is_store, _ in body_events:
-        first.setdefault(name, "store" if is_store else "load")
-        if is_store:
-            stored.add(name)
-    carried = []
-    for name in sorted(stored):
-        if name in target or name not in defined or first.get(name) != "load":
-            continue
-        stores = _stores_of(loop.body, name)
-        if stores and all(_is_accumulation(s, name) for s in stores):
-            continue
-        carried.append(name)
+    carried, stored = carried_names(params_of(f), f, loop)
+    body = ast.Module(body=loop.body, type_ignores=[])
     memory = []
-    loads = [(c.lineno, pointer_base(c.args[0], f)) for c in tl_calls(src, ast.Module(body=loop.body, type_ignores=[]),
-                                                                    ("load",)) if c.args]
-    stores = [(c.lineno, pointer_base(c.args[0], f)) for c in tl_calls(src, ast.Module(body=loop.body, type_ignores=[]),
-                                                                     ("store",)) if c.args]
+    loads = [(c.lineno, pointer_base(c.args[0], f)) for c in tl_calls(src, body, ("load",)) if c.args]
+    stores = [(c.lineno, pointer_base(c.args[0], f)) for c in tl_calls(src, body, ("store",)) if c.args]
     for sl, sp in stores:
         for ll, lp in loads:
             if sp and lp == sp and ll <= sl:
                 memory.append((sp, ll, sl))
                 break
+    moving = moving_names(loop, stored)
+    state_ptrs = {p for p, _, _ in memory}
+    step_stores = [c for st in loop.body if not isinstance(st, ast.If) for c in tl_calls(src, st, ("store",))
+                   if c.args and names_in(c.args[0]) & moving and pointer_base(c.args[0], f) not in state_ptrs]
+    text, _, _ = loop_bound(loop)
     inner = any(isinstance(n, (ast.For, ast.While)) for b in loop.body for n in ast.walk(b)) or \
-        bool(tl_calls(src, ast.Module(body=loop.body, type_ignores=[]), ("dot", "sum")))
-    if (carried or memory) and inner and _reuses_invariant_data(src, loop, target, stored):
-        text, _, _ = loop_bound(loop)
-        return TimeLoop(f.name, loop, text, carried, memory)
+        bool(tl_calls(src, body, ("dot", "sum")))
+    if (carried or memory) and inner and _reuses_invariant_data(src, loop, moving):
+        return TimeLoop(f.name, loop, text, carried, memory, False, step_stores)
+    fed = any(c.args and names_in(c.args[0]) & moving for c in tl_calls(src, body, ("load",)))
+    if carried and fed and unit_step(src, loop) and (step_stores or scan_task):
+        return TimeLoop(f.name, loop, text, carried, memory, True, step_stores)
     return None
 
 
-def _reuses_invariant_data(src, loop, target, stored):
+def _reuses_invariant_data(src, loop, moving):
     """True when some load in the loop does not move with the loop variable: every step reuses
     the same data (a recurrent weight matrix). This separates a time loop (h_t = f(h_t-1, W))
     from a streaming reduction that carries running state, like flash attention's loop over
     key/value blocks, where every load moves with the loop."""
-    moving = set(target)
-    if isinstance(loop, ast.While):
-        moving |= names_in(loop.test) & stored
-    changed = True
-    while changed:
-        changed = False
-        for n in ast.walk(ast.Module(body=loop.body, type_ignores=[])):
-            if isinstance(n, (ast.Assign, ast.AugAssign)) and names_in(n.value) & moving:
-                for t in (n.targets if isinstance(n, ast.Assign) else [n.target]):
-                    new = names_in(t) - moving
-                    if new:
-                        moving |= new
-                        changed = True
     for c in tl_calls(src, ast.Module(body=loop.body, type_ignores=[]), ("load",)):
         if c.args and not names_in(c.args[0]) & moving:
             return True
     return False
 
 
-def time_loops(src, f):
+def time_loops(src, f, scan_task=False):
     """The outermost time loops of a jit function."""
     found = []
 
     def visit(stmts):
         for st in stmts:
             if isinstance(st, (ast.For, ast.While)):
-                tl = analyse_loop(src, f, st)
+                tl = analyse_loop(src, f, st, scan_task)
                 if tl:
                     found.append(tl)
                     continue
@@ -173,26 +134,31 @@ def time_loops(src, f):
     return found
 
 
-def all_time_loops(src):
-    return [tl for f in src.jit.values() for tl in time_loops(src, f)]
+def all_time_loops(src, task=None):
+    """Time loops of every jit function; `task` tells whether the task itself is a scan."""
+    scan_task = bool(task is not None and task.scan)
+    return [tl for f in src.jit.values() for tl in time_loops(src, f, scan_task)]
 
 
 def persistent_kernel(src, task, ctx):
     ev = []
-    for tl in all_time_loops(src):
+    for tl in all_time_loops(src, task):
         state = []
         if tl.carried:
             state.append("state carried in " + ", ".join("`%s`" % c for c in tl.carried))
         for p, ll, sl in tl.memory:
             state.append("state carried through memory `%s` (loaded line %d, stored line %d)" % (p, ll, sl))
+        if tl.scan:
+            state.append("a scan: no weight matrix is reused per step")
         ev.append(evidence(tl.loop.lineno, tl.loop.end_lineno,
                            "time loop over `%s` inside @triton.jit %s, lines %d-%d; %s"
                            % (tl.bound, tl.kernel, tl.loop.lineno, tl.loop.end_lineno, "; ".join(state))))
     for text, line in src.cuda_sources():
-        for name, header, first, last, state in cuda.time_loops(text):
-            ev.append(evidence(line + first, line + last,
-                               "time loop `for (%s)` inside __global__ %s; state carried in %s"
-                               % (header, name, ", ".join("`%s`" % s for s in state))))
+        for loop in cuda.time_loops(text, task.scan):
+            ev.append(evidence(line + loop.first, line + loop.last,
+                               "time loop `for (%s)` inside __global__ %s; state carried in %s%s"
+                               % (loop.header, loop.kernel, ", ".join("`%s`" % s for s in loop.state),
+                                  "; a scan: no weight matrix is reused per step" if loop.scan else "")))
     if ev:
         return verdict("persistent_kernel", "yes", "info",
                        "persistent kernel: the time loop runs inside the kernel (%d loop%s)"
@@ -369,7 +335,7 @@ def grid_parallelism(src, task, ctx):
         return cannot_tell("grid_parallelism", "no Triton launch reachable from ModelNew.forward")
     batch = task.label_of("batch")
     hidden = task.label_of("hidden")
-    persistent = {tl.kernel for tl in all_time_loops(src)}
+    persistent = {tl.kernel for tl in all_time_loops(src, task)}
     bad, ev, unsure, unresolved = [], [], [], 0
     seen = set()
     for kernel, grid, call, f, env in sites:

@@ -93,6 +93,83 @@ def is_range_call(src, node):
     return src.qual(node.func) in ("triton.language.range", "triton.language.static_range")
 
 
+def is_accumulation(stmt, name):
+    if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, (ast.Add, ast.Sub)):
+        return name not in names_in(stmt.value)
+    if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.BinOp) and isinstance(stmt.value.op, ast.Add):
+        l, r = stmt.value.left, stmt.value.right
+        if isinstance(l, ast.Name) and l.id == name and name not in names_in(r):
+            return True
+        if isinstance(r, ast.Name) and r.id == name and name not in names_in(l):
+            return True
+    return False
+
+
+def stores_of(body, name):
+    res = []
+    for st in ast.walk(ast.Module(body=body, type_ignores=[])):
+        if isinstance(st, ast.AugAssign) and isinstance(st.target, ast.Name) and st.target.id == name:
+            res.append(st)
+        elif isinstance(st, ast.Assign) and any(name in names_in(t) for t in st.targets):
+            res.append(st)
+    return res
+
+
+def carried_names(params, func, loop):
+    """(carried, stored) for a loop of `func`: the names whose value flows from one iteration to
+    the next (defined before the loop or a parameter, read in the body before they are written,
+    and not merely accumulated: `acc += x` is a reduction, `h = a * h + b` is state), and every
+    name the body stores."""
+    target = names_in(loop.target) if isinstance(loop, ast.For) else set()
+    defined = set(params)
+    for node in ast.walk(func):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.lineno < loop.lineno:
+            defined.add(node.id)
+    first, stored = {}, set()
+    events = list(walk_ordered(loop.test if isinstance(loop, ast.While) else [])) + list(walk_ordered(loop.body))
+    for name, is_store, _ in events:
+        first.setdefault(name, "store" if is_store else "load")
+        if is_store:
+            stored.add(name)
+    carried = []
+    for name in sorted(stored):
+        if name in target or name not in defined or first.get(name) != "load":
+            continue
+        stores = stores_of(loop.body, name)
+        if stores and all(is_accumulation(s, name) for s in stores):
+            continue
+        carried.append(name)
+    return carried, stored
+
+
+def moving_names(loop, stored):
+    """The loop variable and every name computed from it in the body (`row = b * T + t`); for a
+    `while`, the counters its test reads that the body changes."""
+    moving = names_in(loop.target) if isinstance(loop, ast.For) else names_in(loop.test) & stored
+    changed = True
+    while changed:
+        changed = False
+        for n in ast.walk(ast.Module(body=loop.body, type_ignores=[])):
+            if isinstance(n, (ast.Assign, ast.AugAssign)) and names_in(n.value) & moving:
+                for t in (n.targets if isinstance(n, ast.Assign) else [n.target]):
+                    new = names_in(t) - moving
+                    if new:
+                        moving |= new
+                        changed = True
+    return moving
+
+
+def unit_step(src, loop):
+    """True for a loop that visits every step: range(T), range(0, T), range(0, T, 1), tl.range
+    alike, and `while` loops; False for a blocked loop (range(0, T, BLOCK))."""
+    if isinstance(loop, ast.While):
+        return True
+    if not is_range_call(src, loop.iter):
+        return False
+    args = loop.iter.args
+    return len(args) < 3 or (isinstance(args[2], ast.Constant) and args[2].value == 1)
+
+
 class SourceFile:
     """One parsed Python file (task or candidate). Never imported, never run."""
 
@@ -349,6 +426,7 @@ class TaskInfo:
         self.return_text = ""
         self.fp32 = True
         self.recurrent = False  # the reference builds nn.GRU / nn.LSTM / nn.RNN
+        self.scan = False  # the reference carries a state across a Python time loop (a linear or selective scan)
         self.forward_params = []
         if src.tree is None:
             return
@@ -401,7 +479,8 @@ class TaskInfo:
         names = {"batch": ("batch_size", "batch", "B"),
                  "seq": ("seq_len", "sequence_length", "seq_length", "T"),
                  "hidden": ("hidden_size", "hidden", "H"),
-                 "layers": ("num_layers",)}[role]
+                 "layers": ("num_layers",),
+                 "state": ("d_state", "state_size", "ssm_state_size")}[role]
         for n in names:
             if n in self.constants:
                 return n
@@ -436,10 +515,50 @@ class TaskInfo:
                 kind = self._kind(v, origin)
                 if kind:
                     origin[node.targets[0].id] = kind
+        if not self.recurrent:
+            self._classify_scan(fwd, origin)
+            # a state-space task written in closed form (cumsum/einsum over chunks, no time loop),
+            # like KernelBench's Mamba2 tasks: known by its state size and sequence length
+            self.scan = self.scan or (self.label_of("state") is not None and self.label_of("seq") is not None)
         for node in ast.walk(fwd):
             if isinstance(node, ast.Return) and node.value is not None:
                 self.return_text = ast.unparse(node.value)
                 self.returns = self._kind(node.value, origin) or "unknown"
+
+    def _classify_scan(self, fwd, origin):
+        """A reference that is a recurrence without nn.GRU/LSTM: a `for t in range(...)` loop in
+        forward that reads a per-step slice of a tensor (`delta[:, t]`) and carries a state from
+        one step to the next (`h = decay * h + ...`). The carried state is the final state; lists
+        appended to, or tensors written at the step index, in the loop are the sequence."""
+        params = [a.arg for a in fwd.args.args]
+        for loop in ast.walk(fwd):
+            if not isinstance(loop, ast.For) or not is_range_call(self.src, loop.iter):
+                continue
+            var = names_in(loop.target)
+            per_step = any(isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and names_in(n.slice) & var
+                           for st in loop.body for n in ast.walk(st))
+            carried, _ = carried_names(params, fwd, loop)
+            if not per_step or not carried:
+                continue
+            self.scan = True
+            for name in carried:
+                origin[name] = "final_state"
+            for st in loop.body:
+                for n in ast.walk(st):
+                    if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "append" \
+                            and isinstance(n.func.value, ast.Name):
+                        origin[n.func.value.id] = "full_sequence"
+                    elif isinstance(n, (ast.Assign, ast.AugAssign)):
+                        for t in (n.targets if isinstance(n, ast.Assign) else [n.target]):
+                            if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and names_in(t.slice) & var:
+                                origin[t.value.id] = "full_sequence"
+            for node in ast.walk(fwd):  # y = torch.stack(ys, 1) after the loop
+                if isinstance(node, ast.Assign) and node.lineno > loop.end_lineno and \
+                        isinstance(node.targets[0], ast.Name):
+                    kind = self._kind(node.value, origin)
+                    if kind:
+                        origin[node.targets[0].id] = kind
+            return
 
     def _kind(self, v, origin):
         if isinstance(v, ast.Name):

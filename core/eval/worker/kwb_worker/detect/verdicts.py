@@ -23,3 +23,15 @@ def no(detector, summary, evidence_list=()):
 
 def cannot_tell(detector, summary, evidence_list=()):
     return verdict(detector, "cannot_tell", "info", summary, evidence_list)
+
+
+def graded(detector, hard, soft, hard_summary, soft_summary, fix, no_summary, hard_severity="error",
+           soft_severity="warning"):
+    """A "yes" at `hard_severity` when there is hard evidence (soft evidence shown with it), at
+    `soft_severity` on soft evidence alone, else a "no"; evidence in source order."""
+    if not hard and not soft:
+        return no(detector, no_summary)
+    ordered = sorted(list(hard) + list(soft), key=lambda e: (e["first_line"], e["last_line"]))
+    if hard:
+        return verdict(detector, "yes", hard_severity, hard_summary, ordered, fix)
+    return verdict(detector, "yes", soft_severity, soft_summary, ordered, fix)
