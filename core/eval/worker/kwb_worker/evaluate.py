@@ -91,11 +91,11 @@ def describe(t):
 COMPARE_CHUNK = 1 << 25  # elements compared at once: a 6 GB output never needs a second full copy
 
 
-def compare(ref_list, cand_list, atol, rtol):
+def compare(ref_list, cand_list, atol, rtol, device=None):
     """Returns (kind, max_abs, mean_abs, detail) with kind "ok" | "shape" | "wrong".
 
-    The candidate's outputs may live elsewhere (the output arena, on the CPU): they are moved to the
-    reference's device a chunk at a time."""
+    The candidate's outputs may live elsewhere (the output arena, on the CPU): both sides are moved to
+    `device` (default: the reference's) a chunk at a time."""
     if len(ref_list) != len(cand_list):
         return "shape", None, None, "expected %d output(s), got %d" % (len(ref_list), len(cand_list))
     max_abs, total, count, detail = 0.0, 0.0, 0, ""
@@ -113,7 +113,7 @@ def compare(ref_list, cand_list, atol, rtol):
         rf, cf = r.detach().reshape(-1), c.detach().reshape(-1)
         m, bad_nan, close = 0.0, False, True
         for i in range(0, rf.numel(), COMPARE_CHUNK):
-            rc = rf[i:i + COMPARE_CHUNK]
+            rc = rf[i:i + COMPARE_CHUNK].to(device or rf.device)
             cc = cf[i:i + COMPARE_CHUNK].to(rc.device)
             diff = (cc.double() - rc.double()).abs()
             if bool((torch.isnan(cc) & ~torch.isnan(rc)).any()):

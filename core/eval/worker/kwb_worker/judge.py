@@ -171,9 +171,22 @@ class _Judge:
         return float(v)
 
     # ---- inputs and references -------------------------------------------------------------------
+    def probe_input_bytes(self):
+        """Bytes of one input set, from shapes alone where torch can (meta tensors), else -1."""
+        try:
+            with torch.device("meta"):
+                return _values_bytes(list(self.ctx.task.get_inputs()))
+        except BaseException:
+            return -1
+
     def trial_inputs(self, trial):
+        """Trial t's inputs, seeded as KernelBench. Sets too big to draw quickly on the host are drawn
+        on the device (same seeds, the device's generator)."""
         try:
             seed_all(self.ctx.seed + trial)
+            if self.big and self.on_gpu:
+                with self.ctx.device:
+                    return [x for x in self.ctx.task.get_inputs()]
             return [x for x in self.ctx.task.get_inputs()]
         except BaseException as e:
             if is_oom(e):
@@ -183,7 +196,7 @@ class _Judge:
     def fresh_inputs(self):
         """An input set nobody can predict (timed calls): the task's own generator, freshly seeded."""
         seed_all(_sysrand.randrange(1 << 62))
-        if self.in_bytes > BIG_INPUTS and self.on_gpu and hasattr(torch, "device") and hasattr(torch.device, "__enter__"):
+        if self.big and self.on_gpu:
             with self.ctx.device:  # big sets are drawn on the GPU: seconds less per call
                 return list(self.ctx.task.get_inputs())
         return list(self.ctx.task.get_inputs())
@@ -265,29 +278,44 @@ class _Judge:
             raise Failure("no_gpu", "%s (the candidate uses %s)" % (NO_GPU_REASON, " and ".join(gpu_only)))
         n_trials = max(1, int(req.get("trials", 5)))
 
-        # Every correctness input and reference exists before any candidate code runs.
-        trial_sets = [self.trial_inputs(t) for t in range(n_trials)]
-        self.in_bytes = _values_bytes(trial_sets[0])
-        refs = []
-        for t, inputs in enumerate(trial_sets):
-            refs.append(self.reference(inputs, _fwd_seed(ctx, t), measure=(t == 0)))
-        self.out_bytes = self.out_bytes_of(refs[0])
-        self.ref_shapes = [(tuple(r.shape), r.dtype) for r in refs[0] if isinstance(r, torch.Tensor)]
+        # The inputs and references of the correctness trials exist before the candidate sees any of
+        # them (small sets: all of them before any candidate code runs; big ones one trial at a time,
+        # so only one set and its reference are alive at once).
+        probed = self.probe_input_bytes()
+        self.big = probed > BIG_INPUTS
+        first = self.trial_inputs(0)
+        self.in_bytes = _values_bytes(first)
+        self.big = self.in_bytes > BIG_INPUTS
+        ref0 = self.reference(first, _fwd_seed(ctx, 0), measure=True)
+        self.out_bytes = self.out_bytes_of(ref0)
+        self.ref_shapes = [(tuple(r.shape), r.dtype) for r in ref0 if isinstance(r, torch.Tensor)]
         self.res["reference_peak_bytes"] = self.ref_peak
+        if self.big:
+            trials = _LazyTrials(self, n_trials, first, ref0)
+            self.memory_note("inputs of %.2f GiB: drawn on the %s one trial at a time, references kept on the host"
+                             % (self.in_bytes / 2 ** 30, "device" if self.on_gpu else "host"))
+        else:
+            sets = [first] + [self.trial_inputs(t) for t in range(1, n_trials)]
+            trials = [(sets[0], ref0)] + [(sets[t], self.reference(sets[t], _fwd_seed(ctx, t)))
+                                         for t in range(1, n_trials)]
+        del first, ref0
 
         timed_fns, clean = self.baselines()
 
-        # The candidate's process gets arenas sized for one input set (two slots) and the outputs.
+        # The candidate's process gets arenas sized for one input set (two slots when small) and the
+        # outputs (with room to spare, so a larger output is a shape mismatch, not a crash).
+        slots = 1 if self.big else 2
         slot_bytes = max(self.in_bytes, 256)
-        out_size = max(2 * self.out_bytes, 1 << 16) + (self.in_bytes if self.in_bytes <= MUTATION_CHECK_BYTES else 0)
-        self.inputs_base = max(2 * self.out_bytes, 1 << 16)
+        self.inputs_base = self.out_bytes + max(self.out_bytes if not self.big else 0, 1 << 16)
+        out_size = self.inputs_base + (self.in_bytes if self.in_bytes <= MUTATION_CHECK_BYTES else 0)
         try:
-            self.arena_in = Arena(2 * slot_bytes + 4096, name="kwb-inputs")
+            self.arena_in = Arena(slots * slot_bytes + 4096, name="kwb-inputs")
             self.arena_out = Arena(out_size + 4096, name="kwb-outputs")
         except (OSError, ValueError) as e:
             raise _oom_failure("making the shared input/output areas", e, ctx,
-                               "%.2f GiB" % ((2 * slot_bytes + out_size) / 2 ** 30))
+                               "%.2f GiB" % ((slots * slot_bytes + out_size) / 2 ** 30))
         self.slot_bytes = slot_bytes
+        self.slots = slots
 
         self.runner = _take_runner()
         ctx.set_phase("loading_candidate")
@@ -311,8 +339,8 @@ class _Judge:
         if self.on_gpu:
             torch.cuda.empty_cache()  # what the judge does not need is the candidate's to use
 
-        self.correctness(trial_sets, refs)
-        del refs, trial_sets
+        self.correctness(trials)
+        del trials
         self.timed(timed_fns, clean)
 
         res["status"] = "ok"
@@ -359,13 +387,13 @@ class _Judge:
             raise Failure("shape_mismatch", "%s: the outputs do not fit the reference's shapes (%s)" % (what, e))
         return outs, ins, ms
 
-    def correctness(self, trial_sets, refs):
+    def correctness(self, trials):
         ctx, res = self.ctx, self.res
         prev_cand = prev_ref = None
         fp64_ok = self.req.get("integrity", True) is not False
         err64_c = err64_r = None
         max_abs, mean_sum = None, 0.0
-        for trial, (inputs, ref) in enumerate(zip(trial_sets, refs)):
+        for trial, (inputs, ref) in enumerate(trials):
             self.send_set(0, inputs, _fwd_seed(ctx, trial))
             if trial == 0:
                 ctx.set_phase("compiling")  # the first call pays Triton JIT / lazy builds
@@ -380,7 +408,7 @@ class _Judge:
             outs, ins, _ = self.take_outputs("trial %d" % trial, with_inputs=check_inputs)
             if ins is not None:
                 self.checks.note_inputs(trial, inputs, ins)
-            kind, m, mean, detail = compare(ref, outs, self.atol, self.rtol)
+            kind, m, mean, detail = compare(ref, outs, self.atol, self.rtol, self.ctx.device)
             res["trials"] = trial + 1
             if kind == "shape":
                 res["failing_trial"] = trial
@@ -445,10 +473,31 @@ class _Judge:
                 if is_oom(e):
                     raise _oom_failure("timing the baselines", e, ctx, "")
                 raise
+            if "graph" in fns:
+                # The graph's private pool is released while the candidate's trials run; it is
+                # captured again for the timed rounds.
+                fns["graph"] = None
+                torch.cuda.empty_cache()
         return fns, clean
+
+    def recapture_graph(self, fns):
+        if "graph" not in fns or fns["graph"] is not None:
+            return
+        seed_all(_fwd_seed(self.ctx, 0))
+        with torch.no_grad():
+            ref_flat = [x.detach().clone() for x in flatten(self.ctx.ref_model(*self.base_inputs))
+                        if isinstance(x, torch.Tensor)]
+        fn, why = _graph_baseline(self.ctx, self.base_inputs, ref_flat)
+        del ref_flat
+        if fn is None:
+            del fns["graph"]
+            self.notes.append("graph baseline unavailable: " + why)
+        else:
+            fns["graph"] = fn
 
     def timed(self, fns, clean):
         ctx, req, res = self.ctx, self.req, self.res
+        self.recapture_graph(fns)
         warmup, repeat = _timing_counts(req, self.on_gpu)
         flusher = timing.L2Flusher(ctx.device) if self.on_gpu else None
         total_out = self.out_bytes * repeat
@@ -462,8 +511,8 @@ class _Judge:
         self.calib = self._calibrate(small[0] if small else self.fresh_inputs())
 
         for w in range(warmup):
-            self.send_set(w % 2, small[w] if small else self.fresh_inputs(), _fwd_seed(ctx, 0))
-            self.ask({"cmd": "call", "slot": w % 2, "what": "warm-up", "phase": "running"})
+            self.send_set(w % self.slots, small[w] if small else self.fresh_inputs(), _fwd_seed(ctx, 0))
+            self.ask({"cmd": "call", "slot": w % self.slots, "what": "warm-up", "phase": "running"})
             self.take_outputs("warm-up")
 
         base_times = {n: [] for n in fns}
@@ -482,7 +531,7 @@ class _Judge:
                 if rnd > 0:
                     for n, v in got.items():
                         base_times[n].extend(v)
-            slot = rnd % 2
+            slot = rnd % self.slots
             inputs = small[warmup + rnd] if small else self.fresh_inputs()
             fwd_seed = _fwd_seed(ctx, 0)
             p_ms = self.send_set(slot, inputs, fwd_seed)
@@ -503,7 +552,7 @@ class _Judge:
                 deliver.append(d_ms)
             if rnd == 0 or (rnd - 1) in checked:
                 ref = self.reference(inputs, fwd_seed)
-                kind, m, _, detail = compare(ref, outs, self.atol, self.rtol)
+                kind, m, _, detail = compare(ref, outs, self.atol, self.rtol, self.ctx.device)
                 if kind != "ok":
                     res["failing_trial"] = -1
                     raise Failure("wrong_result" if kind == "wrong" else "shape_mismatch",
@@ -554,6 +603,24 @@ class _Judge:
         d2h = (time.perf_counter() - t0) * 500.0
         del moved, out
         return {"h2d_ms": h2d, "d2h_ms": d2h}
+
+
+class _LazyTrials:
+    """Big input sets: trial t's inputs and reference are made when the trial comes, and dropped
+    after it (the judge keeps one set and one reference alive at a time)."""
+
+    def __init__(self, judge, n, first, ref0):
+        self.m_judge, self.m_n, self.m_first = judge, n, (first, ref0)
+
+    def __iter__(self):
+        for t in range(self.m_n):
+            if t == 0:
+                pair, self.m_first = self.m_first, None
+            else:
+                inputs = self.m_judge.trial_inputs(t)
+                pair = (inputs, self.m_judge.reference(inputs, _fwd_seed(self.m_judge.ctx, t)))
+            yield pair
+            del pair
 
 
 def _deepcopy_to(model, device):

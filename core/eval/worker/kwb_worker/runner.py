@@ -241,4 +241,5 @@ def main(fd):
     except BaseException as e:
         sys.stderr.write("[kwb_runner] CUDA init failed: %s\n" % one_line(e))
     w.send({"ready": True, "pid": os.getpid(), "uid": os.getuid(), "cuda": cuda})
+    sys.stderr.write("[kwb_runner] ready (pid %d, uid %d)\n" % (os.getpid(), os.getuid()))
     return Runner(w).serve()
