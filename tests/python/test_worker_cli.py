@@ -68,7 +68,8 @@ def test_correct_candidate(runs):
     assert set(verdicts) == {"integrity.cached_output", "integrity.input_mutation", "integrity.output_aliasing",
                              "integrity.timer_patch", "integrity.threads", "integrity.side_stream",
                              "integrity.precision", "integrity.implausible_speedup",
-                             "integrity.timing_disagreement", "integrity.deferred_work"}
+                             "integrity.timing_disagreement", "integrity.deferred_work",
+                             "integrity.baseline_interference"}
     assert all(v["outcome"] != "yes" for v in verdicts.values()), verdicts
     assert verdicts["integrity.timing_disagreement"]["outcome"] == "no"
     assert verdicts["integrity.side_stream"]["outcome"] == "cannot_tell"  # CPU: no streams

@@ -142,7 +142,8 @@ def run_request(req, compile_timeout=600.0, run_timeout=600.0, python=None, echo
         try:
             p.wait(timeout=30)
         except subprocess.TimeoutExpired:
-            _kill_group(p)
+            pass
+        _kill_group(p)  # whatever the candidate left running in the group dies with the evaluation
         for t in threads:
             t.join(timeout=2)
         while True:

@@ -25,7 +25,7 @@ import traceback
 import torch
 
 from . import timing
-from .arena import Arena, LayoutError, nbytes, tensor_bytes
+from .arena import ALIGN, Arena, LayoutError, nbytes, tensor_bytes
 from .channel import log
 from .evaluate import (FP64_TRIALS, _err64, _fp32_random_draws, _fwd_seed, _graph_baseline, _load_task,
                        _nanmax, _read_source, _timing_counts, _Ctx, compare, device_label, empty_result, flatten,
@@ -39,7 +39,9 @@ BIG_INPUTS = 256 << 20  # above this an input set is drawn when it is needed, no
 CHECK_ALL_BYTES = 256 << 20  # timed outputs checked in full below this many bytes in all
 CHECK_SAMPLE = 5
 MUTATION_CHECK_BYTES = 256 << 20
-CLEAN_BASELINE_ROUNDS = 3
+CLEAN_BASELINE_ROUNDS = 2
+SWITCH_CAP_MS = 0.3  # most unexplained time per call put down to the GPU's context switch
+IPC_CAP_MS = 0.5
 _sysrand = random.SystemRandom()
 
 _runner = None  # the pre-started runner of this worker process
@@ -60,6 +62,10 @@ def _take_runner():
     global _runner
     r, _runner = _runner, None
     return r or RunnerClient().start()
+
+
+def _align(n):
+    return (n + ALIGN - 1) // ALIGN * ALIGN
 
 
 def _values_bytes(values):
@@ -150,6 +156,8 @@ class _Judge:
                 st, why = "crash", "the candidate's process reported an unknown failure"
             if st == "internal_error":
                 st = "crash"  # the runner cannot declare the harness at fault
+            if st == "no_gpu" and self.on_gpu:
+                st = "runtime_error"  # the judge knows there is a GPU: the runner cannot say otherwise
             if st == "out_of_memory" and self.on_gpu:
                 why += self._memory_context()
             raise Failure(st, why)
@@ -165,7 +173,11 @@ class _Judge:
 
     def number(self, reply, key, lo=0.0):
         v = reply.get(key)
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < lo:
+        try:
+            ok = not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v) and lo <= v < 1e9
+        except OverflowError:
+            ok = False
+        if not ok:
             self.checks.note_protocol("%s = %r is not a number" % (key, v))
             raise Failure("crash", "the candidate's process sent an invalid %s" % key)
         return float(v)
@@ -235,7 +247,7 @@ class _Judge:
     def out_bytes_of(values):
         return sum(nbytes(x) for x in values if isinstance(x, torch.Tensor))
 
-    def fp64_check(self, trial, inputs, ref32, cand):
+    def fp64_check(self, trial, inputs, ref32, cand, fwd_seed=None):
         """Error of the candidate and of the fp32 reference against fp64, where it fits."""
         need = 2 * (self.model_bytes(self.ctx.ref_model) + self.in_bytes + max(self.ref_peak, 0) + self.out_bytes)
         where = self.ctx.device
@@ -249,7 +261,7 @@ class _Judge:
         try:
             model64 = _deepcopy_to(self.ctx.ref_model, where).double()
             with torch.no_grad(), _fp32_random_draws():
-                seed_all(_fwd_seed(self.ctx, trial))
+                seed_all(_fwd_seed(self.ctx, trial) if fwd_seed is None else fwd_seed)
                 ref64 = flatten(model64(*[to_device(c, where, torch.float64) for c in inputs]))
             e_c = _err64(ref64, cand)
             e_r = _err64(ref64, ref32)
@@ -262,7 +274,21 @@ class _Judge:
             raise
         if not e_r <= 1e-3 * max(1.0, scale):
             raise ValueError("the fp32 reference is %.3g from it: not comparable (random draws in forward?)" % e_r)
+        self.out_scale = max(getattr(self, "out_scale", 0.0), scale)
         return e_c, e_r
+
+    def compare(self, ref, outs):
+        """compare() on the judge's device, or on the host when the device is full (a candidate that
+        hoards memory must not turn its wrong answer into the harness's out-of-memory)."""
+        try:
+            return compare(ref, outs, self.atol, self.rtol, self.ctx.device)
+        except BaseException as e:
+            if not is_oom(e):
+                raise
+            if self.on_gpu:
+                torch.cuda.empty_cache()
+            self.memory_note("outputs compared on the host: the device was full")
+            return compare(ref, outs, self.atol, self.rtol, torch.device("cpu"))
 
     def memory_note(self, text):
         if text not in self.res["memory_note"]:
@@ -285,6 +311,7 @@ class _Judge:
         self.big = probed > BIG_INPUTS
         first = self.trial_inputs(0)
         self.in_bytes = _values_bytes(first)
+        self.n_inputs = len(first)
         self.big = self.in_bytes > BIG_INPUTS
         ref0 = self.reference(first, _fwd_seed(ctx, 0), measure=True)
         self.out_bytes = self.out_bytes_of(ref0)
@@ -306,7 +333,7 @@ class _Judge:
         # outputs (with room to spare, so a larger output is a shape mismatch, not a crash).
         slots = 1 if self.big else 2
         slot_bytes = max(self.in_bytes, 256)
-        self.inputs_base = self.out_bytes + max(self.out_bytes if not self.big else 0, 1 << 16)
+        self.inputs_base = _align(self.out_bytes + max(self.out_bytes if not self.big else 0, 1 << 16))
         out_size = self.inputs_base + (self.in_bytes if self.in_bytes <= MUTATION_CHECK_BYTES else 0)
         try:
             self.arena_in = Arena(slots * slot_bytes + 4096, name="kwb-inputs")
@@ -328,6 +355,7 @@ class _Judge:
         cand_path = place_candidate(req["candidate_file"], self.runner.home, self.runner.m_uid)
         if on_cuda_mismatch(self.on_gpu, info):
             raise Failure("internal_error", "the candidate's process sees no GPU although the judge does")
+        self.measure_plumbing()
         init = list(ctx.init_inputs)
         if any(isinstance(x, torch.Tensor) for x in init):
             raise Failure("internal_error", "tasks whose get_init_inputs() returns tensors are not supported yet")
@@ -379,12 +407,19 @@ class _Judge:
         t0 = time.perf_counter()
         reply = self.ask(msg)
         ms = (time.perf_counter() - t0) * 1000.0
+        # Stopped until its next command, so nothing it left running can rewrite the shared outputs
+        # while the judge reads them; and what is compared is the judge's own copy.
+        self.runner.pause()
         try:
-            outs = self.arena_out.read(reply.get("layout"), 0, self.inputs_base)
+            outs = [x.clone() if isinstance(x, torch.Tensor) else x
+                    for x in self.arena_out.read(reply.get("layout"), 0, self.inputs_base)]
             ins = self.arena_out.read(reply.get("inputs_layout"), self.inputs_base) if with_inputs else None
         except LayoutError as e:
             self.checks.note_protocol("output layout: %s" % e)
             raise Failure("shape_mismatch", "%s: the outputs do not fit the reference's shapes (%s)" % (what, e))
+        if ins is not None and len(ins) != self.n_inputs:
+            self.checks.note_protocol("%s: %d inputs sent back, %d were given" % (what, len(ins), self.n_inputs))
+            raise Failure("crash", "the candidate's process sent back other inputs than it was given")
         return outs, ins, ms
 
     def correctness(self, trials):
@@ -408,7 +443,7 @@ class _Judge:
             outs, ins, _ = self.take_outputs("trial %d" % trial, with_inputs=check_inputs)
             if ins is not None:
                 self.checks.note_inputs(trial, inputs, ins)
-            kind, m, mean, detail = compare(ref, outs, self.atol, self.rtol, self.ctx.device)
+            kind, m, mean, detail = self.compare(ref, outs)
             res["trials"] = trial + 1
             if kind == "shape":
                 res["failing_trial"] = trial
@@ -436,8 +471,10 @@ class _Judge:
                 raise Failure("wrong_result", "trial %d: %s" % (trial, detail))
             prev_cand = [x.clone() if isinstance(x, torch.Tensor) else x for x in outs]
             prev_ref = ref
+        self.err64 = None
         if fp64_ok and err64_c is not None:
-            self.checks.note_precision(err64_c, err64_r)
+            self.checks.note_precision(err64_c, err64_r, self.out_scale)
+            self.err64 = (err64_c, err64_r)
         cand_peak = getattr(self, "cand_peak", None)
         if cand_peak is not None and self.on_gpu:
             # As the reference's: weights + one input set + what forward allocated at its peak. The
@@ -468,14 +505,14 @@ class _Judge:
                 log(self.notes[-1])
         if self.on_gpu:
             try:
-                clean = timing.time_interleaved(fns, ctx.device, 1, CLEAN_BASELINE_ROUNDS)
+                clean = timing.time_interleaved(fns, ctx.device, 0, CLEAN_BASELINE_ROUNDS)
             except BaseException as e:
                 if is_oom(e):
                     raise _oom_failure("timing the baselines", e, ctx, "")
                 raise
-            if "graph" in fns:
-                # The graph's private pool is released while the candidate's trials run; it is
-                # captured again for the timed rounds.
+            if "graph" in fns and (self.big or self.out_bytes > BIG_INPUTS):
+                # Big tasks: the graph's private pool is released while the candidate's trials run;
+                # it is captured again for the timed rounds.
                 fns["graph"] = None
                 torch.cuda.empty_cache()
         return fns, clean
@@ -499,14 +536,15 @@ class _Judge:
         ctx, req, res = self.ctx, self.req, self.res
         self.recapture_graph(fns)
         warmup, repeat = _timing_counts(req, self.on_gpu)
-        flusher = timing.L2Flusher(ctx.device) if self.on_gpu else None
+        flusher = self.flusher
         total_out = self.out_bytes * repeat
         checked = set(range(repeat)) if total_out <= CHECK_ALL_BYTES else \
             set(_sysrand.sample(range(repeat), min(repeat, CHECK_SAMPLE)))
         self.checked_timed = 0
+        fp64_call = 1 + _sysrand.choice(sorted(checked)) if checked else -1
         # What the plumbing costs, measured by the judge: a round trip, a copy of one input set into the
         # runner, a copy of the outputs back.
-        ipc = sorted(self._ping() for _ in range(5))[2]
+        ipc = self.ipc
         small = [self.fresh_inputs() for _ in range(repeat + 1 + warmup)] if self.in_bytes <= BIG_INPUTS else None
         self.calib = self._calibrate(small[0] if small else self.fresh_inputs())
 
@@ -534,14 +572,21 @@ class _Judge:
             slot = rnd % self.slots
             inputs = small[warmup + rnd] if small else self.fresh_inputs()
             fwd_seed = _fwd_seed(ctx, 0)
-            p_ms = self.send_set(slot, inputs, fwd_seed)
+            call = {"cmd": "call", "slot": slot, "what": "timed call %d" % rnd, "phase": "running"}
+            if small:
+                # Small sets reach the runner inside the framed call: work done on them "early" is
+                # inside the judge's window (the copy itself is calibrated out).
+                call.update({"layout": self.arena_in.write(inputs, base=slot * self.slot_bytes), "seed": fwd_seed})
+                p_ms = 0.0
+            else:
+                p_ms = self.send_set(slot, inputs, fwd_seed)
+            self._ping()  # wakes the runner from its stop before the window opens (SIGCONT is not free)
             if flusher is not None:
                 timing._synchronize()
                 flusher.flush()
                 timing._synchronize()
             t0 = time.perf_counter()
-            reply = self.ask({"cmd": "call", "slot": slot, "what": "timed call %d" % rnd,
-                              "phase": "running"})
+            reply = self.ask(call)
             w_ms = (time.perf_counter() - t0) * 1000.0
             c_ms = self.number(reply, "ms")
             outs, _, d_ms = self.take_outputs("timed call %d" % rnd)
@@ -552,7 +597,7 @@ class _Judge:
                 deliver.append(d_ms)
             if rnd == 0 or (rnd - 1) in checked:
                 ref = self.reference(inputs, fwd_seed)
-                kind, m, _, detail = compare(ref, outs, self.atol, self.rtol, self.ctx.device)
+                kind, m, _, detail = self.compare(ref, outs)
                 if kind != "ok":
                     res["failing_trial"] = -1
                     raise Failure("wrong_result" if kind == "wrong" else "shape_mismatch",
@@ -560,15 +605,24 @@ class _Judge:
                                   "differently once it is timed)" % (rnd, detail, res["trials"]))
                 res["max_abs_err"] = _nanmax(res["max_abs_err"], m)
                 self.checked_timed += 1
+                if rnd == fp64_call and self.err64 is not None:
+                    try:
+                        got = self.fp64_check(0, inputs, ref, outs, fwd_seed=fwd_seed)
+                    except BaseException as e:
+                        got = None
+                        log("no fp64 comparison of timed call %d: %s" % (rnd, one_line(e)))
+                    if got is not None:
+                        self.err64 = (_nanmax(self.err64[0], got[0]), _nanmax(self.err64[1], got[1]))
+                        res["max_abs_err_fp64"] = self.err64[0]
+                        self.checks.note_precision(self.err64[0], self.err64[1], self.out_scale)
                 del ref
             del outs, inputs
 
         for n, v in base_times.items():
             res[n] = timing.stats(v)
         res["candidate"] = timing.stats(claimed)
-        verdict_ms = self.checks.note_timing(claimed, wall, prep, deliver, ipc, self.calib)
-        if verdict_ms is not None:
-            res["candidate"] = timing.stats(verdict_ms)
+        res["candidate"] = timing.stats(self.checks.note_timing(claimed, wall, prep, deliver, ipc, self.calib))
+        if self.checks.refused_clock():
             self.notes.append("the candidate's own clock was refused; its time is the judge's wall clock")
         if clean:
             self.checks.note_baselines(clean, {n: res[n] for n in base_times})
@@ -602,7 +656,52 @@ class _Judge:
             self.arena_out.write(out)
         d2h = (time.perf_counter() - t0) * 500.0
         del moved, out
-        return {"h2d_ms": h2d, "d2h_ms": d2h}
+        # The runner's own plumbing around a forward (events, waits, bookkeeping), timed on the same
+        # code here with a forward that does nothing; and what the GPU's switch between the judge's
+        # and the runner's contexts costs (the runner's tick, beyond a plain round trip), capped so a
+        # candidate that slows its ticks buys at most that much unexplained time.
+        from .runner import Runner
+
+        local = Runner(None)
+        local.m_device = dev
+        local.m_model = lambda *xs: xs[0]
+        local.m_slots = {0: [torch.zeros(1, device=dev)]}
+        calls = []
+        for _ in range(5):
+            t0 = time.perf_counter()
+            local.call({"slot": 0})
+            calls.append((time.perf_counter() - t0) * 1000.0)
+        local.m_in = self.arena_in
+        layout = self.arena_in.write(inputs)
+        copies = []
+        for _ in range(3):
+            t0 = time.perf_counter()
+            local.refill({"slot": 1, "layout": layout, "seed": 1})
+            copies.append((time.perf_counter() - t0) * 1000.0)
+        del local
+        return {"h2d_ms": h2d, "d2h_ms": d2h, "call_ms": min(calls), "switch_ms": self.switch,
+                "in_call_copy_ms": min(copies) if not self.big else 0.0}
+
+    def measure_plumbing(self):
+        """Round trip and GPU context switch, measured before the candidate is imported (the runner is
+        still only our code), capped: a candidate cannot buy itself unexplained time here."""
+        self.flusher = timing.L2Flusher(self.ctx.device) if self.on_gpu else None
+        self.ipc = min(sorted(self._ping() for _ in range(7))[1], IPC_CAP_MS)
+        self.switch = 0.0
+        if self.on_gpu:
+            ticks = []
+            for _ in range(5):
+                self.flush_for_tick()
+                t0 = time.perf_counter()
+                self.ask({"cmd": "tick"})
+                ticks.append((time.perf_counter() - t0) * 1000.0)
+            self.switch = min(max(min(ticks) - self.ipc, 0.0), SWITCH_CAP_MS)
+
+    def flush_for_tick(self):
+        if self.flusher is not None:
+            timing._synchronize()
+            self.flusher.flush()
+            timing._synchronize()
 
 
 class _LazyTrials:

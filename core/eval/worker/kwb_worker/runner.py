@@ -116,6 +116,8 @@ class Runner:
         return {"ok": True}
 
     def call(self, msg):
+        if "layout" in msg:
+            self.refill(msg)
         inputs = self.m_slots[int(msg["slot"])]
         self.m_phase = msg.get("phase", self.m_phase)
         check_side = bool(msg.get("check_side_stream")) and self.m_device.type == "cuda"
@@ -125,6 +127,7 @@ class Runner:
             if cuda:
                 torch.cuda.reset_peak_memory_stats()
                 before = torch.cuda.memory_allocated()
+                self._tick()  # the GPU's switch from the judge's context happens here, not in the timed span
                 start, end = _Event(enable_timing=True), _Event(enable_timing=True)
                 _record(start)
                 out = self.m_model(*inputs)
@@ -176,6 +179,18 @@ class Runner:
         self.m_last = None
         return reply
 
+    def _tick(self):
+        if self.m_device.type != "cuda":
+            return
+        if getattr(self, "m_tickT", None) is None:
+            self.m_tickT = torch.zeros(1, device=self.m_device)
+        self.m_tickT.add_(1)
+        _synchronize()
+
+    def tick(self, _msg):
+        self._tick()
+        return {"ok": True}
+
     def report(self, _msg):
         patched = [n for n, fn in timers_snapshot().items() if self.m_timers and self.m_timers.get(n) is not fn]
         extra = [t for t in threading.enumerate() if self.m_threads is not None and t.ident not in self.m_threads
@@ -192,7 +207,7 @@ class Runner:
     # ---- loop ------------------------------------------------------------------------------------
     def serve(self):
         handlers = {"setup": self.setup, "refill": self.refill, "call": self.call, "deliver": self.deliver,
-                    "report": self.report, "ping": lambda m: {"ok": True}}
+                    "report": self.report, "tick": self.tick, "ping": lambda m: {"ok": True}}
         while True:
             try:
                 msg = self.m_wire.recv()

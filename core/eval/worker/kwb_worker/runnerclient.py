@@ -49,10 +49,15 @@ def protect_judge():
 
 
 def _runner_uid():
+    """As root: a user id of the candidate's own (KWB_RUNNER_UID, or one picked per evaluation from
+    61000-64999, no account needed), so every process it starts can be found, stopped and killed by
+    its owner, and none of it can touch the judge. None: run as the judge's user."""
     if os.geteuid() != 0:
         return None
-    v = os.environ.get("KWB_RUNNER_UID", "65534")
-    return None if v in ("", "root", "0") else int(v)
+    v = os.environ.get("KWB_RUNNER_UID", "")
+    if v in ("root", "0"):
+        return None
+    return int(v) if v else 61000 + os.getpid() % 4000
 
 
 class RunnerClient:
@@ -79,7 +84,8 @@ class RunnerClient:
     def start(self, uid="auto"):
         uid = _runner_uid() if uid == "auto" else uid
         os.makedirs(self.m_home, exist_ok=True)
-        env = dict(os.environ)
+        env = runner_environment(os.environ)
+        env["USER"] = env["LOGNAME"] = "kwb-runner"
         for key, sub in (("HOME", ""), ("TRITON_CACHE_DIR", ".triton"), ("TORCH_EXTENSIONS_DIR", ".torch_extensions"),
                          ("XDG_CACHE_HOME", ".cache"), ("TMPDIR", "tmp")):
             env[key] = os.path.join(self.m_home, sub) if sub else self.m_home
@@ -158,21 +164,26 @@ class RunnerClient:
         return "the candidate's process %s (%s)" % (how, what)
 
     def pause(self):
-        """SIGSTOP while the judge times its baselines: the candidate's threads cannot load the GPU or
-        the CPU meanwhile."""
-        if self.m_proc is not None and self.m_proc.poll() is None and not self.m_stopped:
+        """SIGSTOP to the runner and every process it started (its threads and children cannot load the
+        GPU or the CPU, or write the shared outputs, while the judge works)."""
+        if self.m_proc is None or self.m_proc.poll() is not None or self.m_stopped:
+            return
+        self.m_frozen = [self.m_proc.pid] + (_owned_by(self.m_uid) if self.m_uid is not None
+                                             else _descendants(self.m_proc.pid))
+        for pid in self.m_frozen:
             try:
-                os.kill(self.m_proc.pid, signal.SIGSTOP)
-                self.m_stopped = True
+                os.kill(pid, signal.SIGSTOP)
             except OSError:
                 pass
+        self.m_stopped = True
 
     def resume(self):
-        if self.m_stopped and self.m_proc is not None:
-            try:
-                os.kill(self.m_proc.pid, signal.SIGCONT)
-            except OSError:
-                pass
+        if self.m_stopped:
+            for pid in getattr(self, "m_frozen", []):
+                try:
+                    os.kill(pid, signal.SIGCONT)
+                except OSError:
+                    pass
             self.m_stopped = False
 
     def alive(self):
@@ -181,10 +192,14 @@ class RunnerClient:
     def kill(self):
         if self.m_proc is None:
             return
-        try:
-            os.kill(self.m_proc.pid, signal.SIGKILL)
-        except OSError:
-            pass
+        # Everything the candidate started dies with it: by owner when it has a user of its own
+        # (daemons that left our process group too), else the runner's descendants.
+        others = _owned_by(self.m_uid) if self.m_uid is not None else _descendants(self.m_proc.pid)
+        for pid in [self.m_proc.pid] + others:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
         try:
             self.m_proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
@@ -193,6 +208,47 @@ class RunnerClient:
             self.m_wire.close()
         self.m_proc = None
         shutil.rmtree(self.m_home, ignore_errors=True)
+
+
+def _descendants(root):
+    """Every process started by `root`, directly or not (parent links read from /proc)."""
+    children = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % name) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        children.setdefault(int(fields[1]), []).append(int(name))
+    found, todo = [], list(children.get(root, []))
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo.extend(children.get(pid, []))
+    return found
+
+
+def _owned_by(uid):
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                if os.stat("/proc/" + name).st_uid == uid:
+                    found.append(int(name))
+            except OSError:
+                pass
+    return found
+
+
+_SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL", "AUTH")
+
+
+def runner_environment(base):
+    """The judge's environment less anything that looks like a secret (the one-shot CLI inherits a
+    person's whole environment; the C++ host already scrubs it)."""
+    return {k: v for k, v in base.items() if not any(w in k.upper() for w in _SECRET_WORDS)}
 
 
 def _hand_over(path, uid):
