@@ -25,8 +25,12 @@ sys.path.insert(0, WORKER_DIR)
 from kwb_worker.host import open_line  # noqa: E402
 
 
+WORKER = os.path.join(WORKER_DIR, "kwb_worker.py")
+OLD = False
+
+
 def start():
-    p = subprocess.Popen([sys.executable, "-u", os.path.join(WORKER_DIR, "kwb_worker.py"), "serve"],
+    p = subprocess.Popen([sys.executable, "-u", WORKER, "serve"],
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          start_new_session=True)
     return p
@@ -36,16 +40,17 @@ def wait_warm(p):
     """The judge said ready and its runner logged ready: what a pre-started pair looks like."""
     ready = json.loads(p.stdout.readline())
     assert ready.get("event") == "ready", ready
-    while True:
+    while OLD is False:
         line = p.stderr.readline()
         if not line or "[kwb_runner] ready" in line:
-            return ready
+            break
+    return ready
 
 
 def run(p, req):
-    key = os.urandom(32)
+    key = None if OLD else os.urandom(32)
     t0 = time.perf_counter()
-    p.stdin.write(json.dumps(dict(req, key=key.hex())) + "\n")
+    p.stdin.write(json.dumps(dict(req, key=key.hex()) if key else req) + "\n")
     p.stdin.flush()
     seen = {}
     while True:
@@ -69,8 +74,13 @@ def main():
     ap.add_argument("--candidate", default=os.path.join(ROOT, "tests", "data", "candidates", "relu_correct.py"))
     ap.add_argument("--device", default="cpu")
     ap.add_argument("-n", type=int, default=5)
+    ap.add_argument("--old-worker", help="a protocol-1 kwb_worker.py (the single-process worker) to compare")
     a = ap.parse_args()
-    req = {"v": 2, "id": "bench", "op": "eval", "task_file": os.path.abspath(a.task),
+    global WORKER, OLD
+    OLD = bool(a.old_worker)
+    if OLD:
+        WORKER = os.path.abspath(a.old_worker)
+    req = {"v": 1 if OLD else 2, "id": "bench", "op": "eval", "task_file": os.path.abspath(a.task),
            "candidate_file": os.path.abspath(a.candidate), "device": a.device, "trials": 5,
            "warmup": 3 if a.device == "cuda" else 1, "repeat": 20 if a.device == "cuda" else 5, "seed": 42,
            "baselines": True, "graph_baseline": True, "integrity": True, "scratch_dir": os.getcwd()}
