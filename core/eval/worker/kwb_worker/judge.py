@@ -317,6 +317,7 @@ class _Judge:
         self.out_bytes = self.out_bytes_of(ref0)
         self.ref_shapes = [(tuple(r.shape), r.dtype) for r in ref0 if isinstance(r, torch.Tensor)]
         self.res["reference_peak_bytes"] = self.ref_peak
+        probe_inputs = [x.detach().cpu() if isinstance(x, torch.Tensor) else x for x in first] if not self.big else None
         if self.big:
             trials = _LazyTrials(self, n_trials, first, ref0)
             self.memory_note("inputs of %.2f GiB: drawn on the %s one trial at a time, references kept on the host"
@@ -359,9 +360,11 @@ class _Judge:
         init = list(ctx.init_inputs)
         if any(isinstance(x, torch.Tensor) for x in init):
             raise Failure("internal_error", "tasks whose get_init_inputs() returns tensors are not supported yet")
+        self.ask({"cmd": "arenas", "device": ctx.device.type, "in_size": self.arena_in.size,
+                  "out_size": self.arena_out.size}, fds=(self.arena_in.fd, self.arena_out.fd))
+        self.dry_calls(probe_inputs)
         setup = self.ask({"cmd": "setup", "candidate": cand_path, "init": init, "seed": ctx.seed,
-                          "device": ctx.device.type, "in_size": self.arena_in.size, "out_size": self.arena_out.size,
-                          "needs_gpu": bool(needs)}, fds=(self.arena_in.fd, self.arena_out.fd))
+                          "needs_gpu": bool(needs)})
         mb = setup.get("model_bytes")
         self.cand_model_bytes = int(mb) if isinstance(mb, int) and not isinstance(mb, bool) and mb >= 0 else 0
         if self.on_gpu:
@@ -680,7 +683,24 @@ class _Judge:
             copies.append((time.perf_counter() - t0) * 1000.0)
         del local
         return {"h2d_ms": h2d, "d2h_ms": d2h, "call_ms": min(calls), "switch_ms": self.switch,
-                "in_call_copy_ms": min(copies) if not self.big else 0.0}
+                "in_call_copy_ms": min(copies) if not self.big else 0.0, "dry_ms": self.dry_ms}
+
+    def dry_calls(self, inputs):
+        """Framed calls through the runner before any candidate code exists, with a forward that does
+        nothing: what the judge's wall clock sees beyond a forward's own time (the copy of a small input
+        set, waking the process, events, waits). Trusted because nothing of the candidate's has run."""
+        walls = []
+        for i in range(6):
+            msg = {"cmd": "call", "slot": 0, "dry": True, "what": "dry call"}
+            if inputs is not None:
+                msg.update({"layout": self.arena_in.write(inputs), "seed": 1})
+            self._ping()
+            self.flush_for_tick()
+            t0 = time.perf_counter()
+            self.ask(msg)
+            walls.append((time.perf_counter() - t0) * 1000.0)
+            self.ask({"cmd": "deliver", "what": "dry call"})
+        self.dry_ms = max(min(walls[1:]) - self.ipc, 0.0)
 
     def measure_plumbing(self):
         """Round trip and GPU context switch, measured before the candidate is imported (the runner is

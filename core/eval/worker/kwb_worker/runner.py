@@ -66,14 +66,19 @@ class Runner:
         self.m_tf32 = None
 
     # ---- commands --------------------------------------------------------------------------------
-    def setup(self, msg):
+    def arenas(self, msg):
+        """The shared areas and the device, before any candidate code is loaded (the judge times dry
+        calls through this process then, to learn what its plumbing costs)."""
         in_fd, out_fd = self.m_wire.take_fds(2)
         self.m_in = Arena(int(msg["in_size"]), fd=in_fd)
         self.m_out = Arena(int(msg["out_size"]), fd=out_fd)
-        self.m_candidate = msg["candidate"]
-        self.m_needsGpu = bool(msg.get("needs_gpu"))
         name = msg.get("device", "cpu")
         self.m_device = torch.device("cuda", torch.cuda.current_device()) if name == "cuda" else torch.device("cpu")
+        return {"ok": True}
+
+    def setup(self, msg):
+        self.m_candidate = msg["candidate"]
+        self.m_needsGpu = bool(msg.get("needs_gpu"))
         self.m_timers = timers_snapshot()
         self.m_threads = {t.ident for t in threading.enumerate()}
         _strict_fp32()
@@ -119,6 +124,11 @@ class Runner:
         if "layout" in msg:
             self.refill(msg)
         inputs = self.m_slots[int(msg["slot"])]
+        model = self.m_model
+        if msg.get("dry"):
+            if model is not None:
+                raise Failure("crash", "dry call after the candidate was loaded")
+            model = _first
         self.m_phase = msg.get("phase", self.m_phase)
         check_side = bool(msg.get("check_side_stream")) and self.m_device.type == "cuda"
         self.m_last = None
@@ -130,7 +140,7 @@ class Runner:
                 self._tick()  # the GPU's switch from the judge's context happens here, not in the timed span
                 start, end = _Event(enable_timing=True), _Event(enable_timing=True)
                 _record(start)
-                out = self.m_model(*inputs)
+                out = model(*inputs)
                 _record(end)
                 flat = _flatten(out)
                 if check_side:
@@ -145,7 +155,7 @@ class Runner:
                         "current stream was" % msg.get("what", "call"))
             else:
                 t0 = _perf_counter()
-                out = self.m_model(*inputs)
+                out = model(*inputs)
                 flat = _flatten(out)
                 ms = (_perf_counter() - t0) * 1000.0
                 peak = -1
@@ -206,7 +216,7 @@ class Runner:
 
     # ---- loop ------------------------------------------------------------------------------------
     def serve(self):
-        handlers = {"setup": self.setup, "refill": self.refill, "call": self.call, "deliver": self.deliver,
+        handlers = {"arenas": self.arenas, "setup": self.setup, "refill": self.refill, "call": self.call, "deliver": self.deliver,
                     "report": self.report, "tick": self.tick, "ping": lambda m: {"ok": True}}
         while True:
             try:
@@ -232,6 +242,10 @@ class Runner:
                                    on_gpu=self.m_device.type == "cuda")
                 reply = {"fail": {"status": st, "reason": why}}
             self.m_wire.send(reply)
+
+
+def _first(*xs):
+    return xs[0] if xs else None
 
 
 def _equal_nan(a, b):
