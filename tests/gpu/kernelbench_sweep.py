@@ -81,8 +81,8 @@ def main():
     ap.add_argument("--budget-s", type=float, default=1e9, help="stop starting tasks after this many seconds")
     ap.add_argument("--task-timeout", type=float, default=300)
     ap.add_argument("--out")
-    ap.add_argument("extra", nargs="*")
-    a = ap.parse_args()
+    a, extra = ap.parse_known_args()
+    a.extra = [x for x in extra if x != "--"]
     tasks = []
     for lv in [int(x) for x in a.levels.split(",")]:
         files = glob.glob(os.path.join(a.kernelbench, "KernelBench", "level%d" % lv, "*.py")) or \
