@@ -177,7 +177,7 @@ class JudgeChecks:
         # two would be stricter, but the framed call's own noise (a pageable copy inside it) would
         # then inflate every honest figure.
         refused = list(claimed)
-        slack, factor = (0.05, 0.8) if self.m_onGpu else (0.5, 0.7)
+        slack, factor = (0.05, 0.7) if self.m_onGpu else (0.5, 0.7)
         if c < factor * w - slack:
             self.m_timing = ("yes", "the candidate's clock says %.4f ms, the judge's wall clock %.4f ms: the "
                                     "figure is refused" % (c, w), ev)

@@ -123,7 +123,7 @@ class Runner:
     def call(self, msg):
         if "layout" in msg:
             self.refill(msg)
-        inputs = self.m_slots[int(msg["slot"])]
+        inputs = self.m_slots.get(int(msg["slot"]), []) if msg.get("dry") else self.m_slots[int(msg["slot"])]
         model = self.m_model
         if msg.get("dry"):
             if model is not None:
