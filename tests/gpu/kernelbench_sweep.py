@@ -110,14 +110,18 @@ def main():
         sampler = PeakSampler()
         sampler.start()
         t0 = time.time()
+        p = subprocess.Popen([sys.executable, WORKER, "eval", path, cand, "--device", "cuda", "--json",
+                              "--compile-timeout", str(a.task_timeout), "--run-timeout", str(a.task_timeout)] + a.extra,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
         try:
-            p = subprocess.run([sys.executable, WORKER, "eval", path, cand, "--device", "cuda", "--json"] + a.extra,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=a.task_timeout)
-            r = json.loads(p.stdout.strip().splitlines()[-1])
+            stdout, stderr = p.communicate(timeout=a.task_timeout * 2 + 30)
+            r = json.loads(stdout.strip().splitlines()[-1])
         except subprocess.TimeoutExpired:
-            r = {"status": "sweep_timeout", "reason": "over %.0f s" % a.task_timeout}
+            os.killpg(p.pid, 9)  # the whole evaluation, judge and candidate's process too
+            p.communicate()
+            r = {"status": "sweep_timeout", "reason": "over %.0f s" % (a.task_timeout * 2 + 30)}
         except (ValueError, IndexError):
-            r = {"status": "no_result", "reason": (p.stderr or "")[-300:].replace("\n", " ")}
+            r = {"status": "no_result", "reason": (stderr or "")[-300:].replace("\n", " ")}
         wall = time.time() - t0
         sampler.stop = True
         sampler.join()

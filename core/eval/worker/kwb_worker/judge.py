@@ -107,9 +107,13 @@ def run_eval(req, phase):
         runner = _Judge(ctx, req, res, checks).run()
     except Failure as f:
         res["status"], res["reason"] = f.status, f.reason
-    except BaseException as e:  # a bug of ours
+    except BaseException as e:  # a bug of ours, or the judge's own memory
         traceback.print_exc()
-        res["status"], res["reason"] = "internal_error", "%s: %s" % (type(e).__name__, one_line(e))
+        if is_oom(e):
+            f = _oom_failure("judging (%s)" % (ctx.phase or "starting"), e, ctx, "")
+            res["status"], res["reason"] = f.status, f.reason
+        else:
+            res["status"], res["reason"] = "internal_error", "%s: %s" % (type(e).__name__, one_line(e))
     finally:
         if runner is not None:
             runner.kill()
