@@ -7,6 +7,7 @@
 
 #include "model/json.h"
 #include "model/profile.h"
+#include "model/run.h"
 
 #include <QFile>
 #include <QJsonDocument>
@@ -56,6 +57,47 @@ inline EvalResult capturedEval(const QString &name)
     if (!f.open(QIODevice::ReadOnly))
         return {};
     return json::evalResultFromJson(QJsonDocument::fromJson(f.readAll()).object());
+}
+
+/// A 39_GRU run with profiles: c0002 seed1 (the captured naive seed, stored profile), c0003 its repair
+/// (no profile), c0004 the rewrite (profile from the worker's eval --profile of the showcase kernel),
+/// c0005 a seed profiled without a GPU (the one-line reason only), c0006 1_ReLU's Triton kernel.
+inline Run gruProfiledRun()
+{
+    Run run;
+    run.info.id = QStringLiteral("20261124-213500_39_GRU_test");
+    Candidate seed;
+    seed.id = QStringLiteral("c0002");
+    seed.kind = CandidateKind::Seed;
+    seed.label = QStringLiteral("seed1");
+    seed.status = CandidateStatus::Evaluated;
+    seed.profile = capturedProfile(QStringLiteral("gru39_seed"));
+    seed.profile->seconds = 27.4; // the capture's (tests/data/profile/README.md)
+    Candidate repair = seed;
+    repair.id = QStringLiteral("c0003");
+    repair.kind = CandidateKind::Repair;
+    repair.label = QStringLiteral("seed1_repair1");
+    repair.parentId = seed.id;
+    repair.profile.reset();
+    Candidate child;
+    child.id = QStringLiteral("c0004");
+    child.kind = CandidateKind::AlgoOpt;
+    child.label = QStringLiteral("algorithm_optimized_seed1");
+    child.parentId = repair.id;
+    child.status = CandidateStatus::Evaluated;
+    child.eval = capturedEval(QStringLiteral("gru39_showcase"));
+    Candidate cpu;
+    cpu.id = QStringLiteral("c0005");
+    cpu.label = QStringLiteral("seed2");
+    cpu.profile = KernelProfile();
+    cpu.profile->note = QStringLiteral("not profiled: no GPU");
+    Candidate relu; // another root, memory-bound: 1_ReLU's Triton kernel (eval --profile)
+    relu.id = QStringLiteral("c0006");
+    relu.label = QStringLiteral("relu");
+    relu.status = CandidateStatus::Evaluated;
+    relu.eval = capturedEval(QStringLiteral("relu1_triton"));
+    run.candidates = {seed, repair, child, cpu, relu};
+    return run;
 }
 
 /// Per metric name, the per-kernel values of a capture's CSV, read directly (no worker code): the

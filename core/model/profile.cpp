@@ -50,7 +50,7 @@ const KeyInfo kKeys[] = {
     {"gpu_time_ms", "GPU time per forward", -1},
     {"kernel_launches", "kernel launches", -1},
     {"kernels_distinct", "distinct kernels", 0},
-    {"max_kernel_ms", "longest kernel", -1},
+    {"max_kernel_ms", "longest kernel", 0}, // a persistent kernel is one long launch: no direction
     {"achieved_occupancy_pct", "achieved occupancy", +1},
     {"sm_throughput_pct", "SM throughput (% of peak)", +1},
     {"dram_throughput_pct", "DRAM throughput (% of peak)", 0},

@@ -55,6 +55,11 @@ private Q_SLOTS:
         // The showcase cluster kernel: W_hh in registers, almost no DRAM traffic, FMA-heavy.
         QTest::newRow("39_GRU showcase") << "gru39_showcase" << int(RooflineBound::Compute)
                                          << "compute-bound at 24% of peak FP32" << false;
+        // Level 1: Triton ReLU (reads and writes, no FLOPs) and cuBLAS's fp32 GEMM at N = 256.
+        QTest::newRow("1_ReLU triton") << "relu1_triton" << int(RooflineBound::Memory)
+                                       << "memory-bound at 2.6% of peak bandwidth" << false;
+        QTest::newRow("3_Matmul cuBLAS") << "matmul3_cublas" << int(RooflineBound::Compute)
+                                         << "compute-bound at 4.9% of peak FP32" << false;
     }
     void rooflineFromRealCapture()
     {
@@ -87,7 +92,7 @@ private Q_SLOTS:
         QVERIFY(near(r.flopRate, flops / seconds));
         QVERIFY(near(r.peakBandwidth, peakBw));
         QVERIFY(near(r.peakFlopRate, peakFlop));
-        QVERIFY(near(r.intensity, flops / bytes));
+        QVERIFY(flops == 0 ? r.intensity == 0 : near(r.intensity, flops / bytes));
         // The H100's HBM3 peak as the device reports it (1280 B/cycle x 2.62 GHz), not a typed-in figure.
         QVERIFY2(r.peakBandwidth > 3.3e12 && r.peakBandwidth < 3.4e12, qPrintable(QString::number(r.peakBandwidth)));
         QVERIFY(r.details().startsWith(position + QStringLiteral(": DRAM ")));

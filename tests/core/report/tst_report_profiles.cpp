@@ -12,56 +12,24 @@ using namespace kwb;
 class TestReportProfiles : public QObject
 {
     Q_OBJECT
-private:
-    static Run gruRun()
-    {
-        Run run;
-        run.info.id = QStringLiteral("20261124-213500_39_GRU_test");
-        Candidate seed;
-        seed.id = QStringLiteral("c0002");
-        seed.kind = CandidateKind::Seed;
-        seed.label = QStringLiteral("seed1");
-        seed.status = CandidateStatus::Evaluated;
-        seed.profile = test::capturedProfile(QStringLiteral("gru39_seed"));
-        seed.profile->seconds = 27.4;
-        Candidate repair = seed; // no profile of its own: the comparison skips it
-        repair.id = QStringLiteral("c0003");
-        repair.kind = CandidateKind::Repair;
-        repair.label = QStringLiteral("seed1_repair1");
-        repair.parentId = seed.id;
-        repair.profile.reset();
-        Candidate child;
-        child.id = QStringLiteral("c0004");
-        child.kind = CandidateKind::AlgoOpt;
-        child.label = QStringLiteral("algorithm_optimized_seed1");
-        child.parentId = repair.id;
-        child.status = CandidateStatus::Evaluated;
-        child.eval = test::capturedEval(QStringLiteral("gru39_showcase")); // kwb eval --profile's result
-        Candidate cpu;
-        cpu.id = QStringLiteral("c0005");
-        cpu.label = QStringLiteral("seed2");
-        cpu.profile = KernelProfile();
-        cpu.profile->note = QStringLiteral("not profiled: no GPU");
-        run.candidates = {seed, repair, child, cpu};
-        return run;
-    }
-
 private Q_SLOTS:
     void pairsSkipUnprofiledAncestors()
     {
-        const Run run = gruRun();
+        const Run run = test::gruProfiledRun();
         const auto pairs = report::profilePairs(run);
-        QCOMPARE(pairs.size(), 3);
+        QCOMPARE(pairs.size(), 4);
         QVERIFY(!pairs[0].before);
         QCOMPARE(pairs[0].after->id, QStringLiteral("c0002"));
         QCOMPARE(pairs[1].before->id, QStringLiteral("c0002"));
         QCOMPARE(pairs[1].after->id, QStringLiteral("c0004"));
         QCOMPARE(pairs[2].after->id, QStringLiteral("c0005"));
+        QVERIFY(!pairs[3].before);
+        QCOMPARE(pairs[3].after->id, QStringLiteral("c0006"));
     }
 
     void textTreeListsProfiles()
     {
-        const QString text = report::renderTextTree(gruRun());
+        const QString text = report::renderTextTree(test::gruProfiledRun());
         QVERIFY2(text.contains(QStringLiteral("\nprofiles (Nsight Compute)\nc0002 seed1: memory-bound at 1.3% of peak bandwidth: DRAM ")),
                  qPrintable(text));
         QVERIFY(text.contains(QStringLiteral("(over the profiled launches only); profiled in 27.4 s\n")));
@@ -72,7 +40,7 @@ private Q_SLOTS:
 
     void htmlComparesBeforeAndAfter()
     {
-        const QString html = report::renderHtml(gruRun());
+        const QString html = report::renderHtml(test::gruProfiledRun());
         QVERIFY(html.contains(QStringLiteral("<h2>Profiles (Nsight Compute)</h2>")));
         QVERIFY(html.contains(QStringLiteral("<h3>c0002 seed1 → c0004 algorithm_optimized_seed1</h3>")));
         QVERIFY(html.contains(QStringLiteral("<th>metric</th><th>c0002</th><th>c0004</th><th>change</th>")));
@@ -83,7 +51,7 @@ private Q_SLOTS:
         QVERIFY(html.contains(QStringLiteral("<tr><td>achieved occupancy</td><td class=\"n\">6.2%</td><td class=\"n\">12.8%</td><td class=\"n ok\">+105%</td></tr>")));
         QVERIFY(html.contains(QStringLiteral("<p class=\"muted\">not profiled: no GPU</p>")));
         // A run without profiles (every run made before them) has no such section.
-        Run plain = gruRun();
+        Run plain = test::gruProfiledRun();
         for (auto &c : plain.candidates) {
             c.profile.reset();
             c.eval.reset();
