@@ -185,7 +185,7 @@ def profile_candidate(req, on_gpu, timeout=None):
     t0 = time.time()
     out, err, timed_out = _run_ncu(ncu, METRICS, req, max_launches, limit)
     note = ""
-    if not timed_out and "rror" in err and "metric" in err.lower() and '"ID"' not in out:
+    if not timed_out and "error" in err.lower() and "metric" in err.lower() and '"ID"' not in out:
         # An older Nsight Compute (or another GPU) without the roofline metrics: the base set still tells a lot.
         note = "roofline metrics unavailable (%s)" % _first_error(err, "ncu refused them")[:200]
         out, err, timed_out = _run_ncu(ncu, BASE_METRICS, req, max_launches, max(1.0, limit - (time.time() - t0)))
