@@ -805,12 +805,7 @@ void Pipeline::evaluate(const QString &candidateId, Done done)
     c.status = CandidateStatus::Evaluating;
     updateCandidate(c);
     log(QStringLiteral("eval %1 (%2)").arg(c.id, c.label));
-    const QString job = m_evaluator->evaluate(req);
-    m_evalJobs.insert(job, done);
-    connect(m_evaluator, &Evaluator::evaluationFinished, this, [this, job, candidateId](const QString &id, const EvalResult &r) {
-        if (id != job || halted() || !m_evalJobs.contains(job))
-            return;
-        const Done next = m_evalJobs.take(job);
+    runEvalJob(req, done, [this, candidateId](const EvalResult &r) {
         Candidate c = *run().candidate(candidateId);
         c.eval = r;
         c.status = CandidateStatus::Evaluated;
@@ -820,8 +815,21 @@ void Pipeline::evaluate(const QString &candidateId, Done done)
                 .arg(c.id, c.label, toName(r.status))
                 .arg(r.correct() ? QStringLiteral(", %1 ms").arg(r.candidate.medianMs, 0, 'f', 3) : QStringLiteral(": ") + r.reason)
                 .arg(std::isfinite(sc) ? QStringLiteral(", %1x vs eager").arg(sc, 0, 'f', 2) : QString()));
-        QTimer::singleShot(0, this, next);
     });
+}
+
+void Pipeline::runEvalJob(const EvalRequest &req, Done done, std::function<void(const EvalResult &)> handle)
+{
+    const QString job = m_evaluator->evaluate(req);
+    m_evalJobs.insert(job, done);
+    connect(m_evaluator, &Evaluator::evaluationFinished, this,
+            [this, job, handle = std::move(handle)](const QString &id, const EvalResult &r) {
+                if (id != job || halted() || !m_evalJobs.contains(job))
+                    return;
+                const Done next = m_evalJobs.take(job);
+                handle(r);
+                QTimer::singleShot(0, this, next);
+            });
 }
 
 bool Pipeline::templateWantsProfile(const QString &templ) const
@@ -866,12 +874,7 @@ void Pipeline::ensureProfile(const QString &candidateId, Done done)
     req.integrity = false;
     req.runTimeoutSec = qMax(req.runTimeoutSec, 420); // above the worker's own profile limit (180 s)
     log(QStringLiteral("profile %1 (%2): Nsight Compute on %3").arg(c.id, c.label, c.eval->device));
-    const QString job = m_evaluator->evaluate(req);
-    m_evalJobs.insert(job, done);
-    connect(m_evaluator, &Evaluator::evaluationFinished, this, [this, job, candidateId](const QString &id, const EvalResult &r) {
-        if (id != job || halted() || !m_evalJobs.contains(job))
-            return;
-        const Done next = m_evalJobs.take(job);
+    runEvalJob(req, done, [this, candidateId](const EvalResult &r) {
         Candidate c = *run().candidate(candidateId);
         KernelProfile p = KernelProfile::fromEval(r);
         p.at = QDateTime::currentDateTimeUtc();
@@ -887,7 +890,6 @@ void Pipeline::ensureProfile(const QString &candidateId, Done done)
                      p.measured() ? (roof.isValid() ? roof.position() : QStringLiteral("measured, no roofline")) : p.note)
                 .arg(p.seconds, 0, 'f', 1)
                 .arg(r.wallSeconds, 0, 'f', 1));
-        QTimer::singleShot(0, this, next);
     });
 }
 

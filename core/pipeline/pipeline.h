@@ -148,6 +148,8 @@ private:
     void recordAnswer(const Step &step, const LlmExchange &x, IdDone done);
     void evaluateThenGate(const QString &candidateId, IdDone done);
     void evaluate(const QString &candidateId, Done done);
+    /// Queues an evaluation; `handle` gets its result (not after a halt), then `done` runs from the event loop.
+    void runEvalJob(const EvalRequest &req, Done done, std::function<void(const EvalResult &)> handle);
     /// Gives the candidate its stored profile (or the one-line reason there is none), then `done`.
     void ensureProfile(const QString &candidateId, Done done);
     bool templateWantsProfile(const QString &templ) const;
