@@ -300,6 +300,10 @@ QVariant CandidateTreeModel::displayData(const Candidate &c, int node, int colum
         const qint64 t = tokensOf(c);
         return t > 0 ? QLocale().toString(t) : QString();
     }
+    case RooflineColumn:
+        if (const auto p = c.shownProfile())
+            return p->measured() ? rooflineOf(p->metrics).shortText() : QStringLiteral("—");
+        return QString();
     }
     return {};
 }
@@ -323,6 +327,10 @@ QVariant CandidateTreeModel::sortData(const Candidate &c, int node, int column) 
         return numberOrNothing(deltaVsParent(node));
     case TokensColumn:
         return tokensOf(c);
+    case RooflineColumn:
+        if (const auto p = c.shownProfile())
+            return numberOrNothing(rooflineOf(p->metrics).fractionOfLimit());
+        return {};
     }
     return {};
 }
@@ -345,6 +353,11 @@ QVariant CandidateTreeModel::data(const QModelIndex &index, int role) const
     case Qt::ToolTipRole:
         if (index.column() == StatusColumn && c.eval && !c.eval->reason.isEmpty())
             return c.eval->reason;
+        if (index.column() == RooflineColumn)
+            if (const auto p = c.shownProfile()) {
+                const Roofline r = rooflineOf(p->metrics);
+                return r.isValid() ? r.details() : p->note;
+            }
         return c.note.isEmpty() ? QVariant() : QVariant(c.note);
     case Qt::FontRole:
         if (c.id == m_bestId) {
@@ -388,6 +401,8 @@ QVariant CandidateTreeModel::headerData(int section, Qt::Orientation orientation
             return tr("Δ parent");
         case TokensColumn:
             return tr("Tokens");
+        case RooflineColumn:
+            return tr("Roofline");
         }
     }
     if (role == Qt::ToolTipRole) {
@@ -402,6 +417,9 @@ QVariant CandidateTreeModel::headerData(int section, Qt::Orientation orientation
             return tr("Change of median latency against the parent candidate (negative is faster)");
         case TokensColumn:
             return tr("Input + output tokens of the LLM calls that produced this candidate");
+        case RooflineColumn:
+            return tr("From the Nsight Compute profile: the roof that binds the kernel (memory bandwidth or FP32/FP64) "
+                      "and how much of the device's peak it reaches; sorts by that fraction");
         }
     }
     return {};

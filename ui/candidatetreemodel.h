@@ -17,7 +17,7 @@ class CandidateTreeModel : public QAbstractItemModel
     Q_OBJECT
 public:
     enum Column { NameColumn, KindColumn, StatusColumn, ScoreEagerColumn, ScoreGraphColumn, LatencyColumn, DeltaColumn,
-                  TokensColumn, ColumnCount };
+                  TokensColumn, RooflineColumn, ColumnCount };
     enum Role {
         CandidateIdRole = Qt::UserRole + 1, ///< QString: the candidate's id
         SortRole, ///< a number (or the creation order) to sort the column by; invalid when there is none

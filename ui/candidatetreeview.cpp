@@ -67,7 +67,8 @@ CandidateTreeView::CandidateTreeView(CandidateTreeModel *model, QWidget *parent)
     const QList<QPair<int, int>> widths{{CandidateTreeModel::NameColumn, 190}, {CandidateTreeModel::KindColumn, 100},
                                         {CandidateTreeModel::StatusColumn, 120}, {CandidateTreeModel::ScoreEagerColumn, 58},
                                         {CandidateTreeModel::ScoreGraphColumn, 58}, {CandidateTreeModel::LatencyColumn, 112},
-                                        {CandidateTreeModel::DeltaColumn, 72}, {CandidateTreeModel::TokensColumn, 60}};
+                                        {CandidateTreeModel::DeltaColumn, 72}, {CandidateTreeModel::TokensColumn, 60},
+                                        {CandidateTreeModel::RooflineColumn, 80}};
     for (const auto &[column, width] : widths)
         m_tree->setColumnWidth(column, width);
 

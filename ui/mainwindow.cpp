@@ -13,6 +13,7 @@
 #include "icons.h"
 #include "pipeline/cassettes.h"
 #include "pipeline/pipeline.h"
+#include "profile/profileview.h"
 #include "report/reportexport.h"
 #include "runcontroller.h"
 #include "runloader.h"
@@ -87,6 +88,7 @@ void MainWindow::createViews()
     m_diff = new DiffView(this);
     m_chart = new LatencyChart(this);
     m_chart->setMinimumHeight(220); // below that the axis labels collapse to "…"
+    m_profile = new ProfileView(this);
 
     auto *central = new QWidget(this);
     auto *layout = new QVBoxLayout(central);
@@ -135,10 +137,12 @@ void MainWindow::createDocks()
     auto *llm = dock(m_exchange, tr("LLM exchange"), QStringLiteral("dockExchange"), Qt::RightDockWidgetArea);
     auto *latency = dock(m_chart, tr("Latency"), QStringLiteral("dockLatency"), Qt::BottomDockWidgetArea);
     auto *diff = dock(m_diff, tr("Diff"), QStringLiteral("dockDiff"), Qt::BottomDockWidgetArea);
+    auto *profile = dock(m_profile, tr("Profile"), QStringLiteral("dockProfile"), Qt::BottomDockWidgetArea);
     splitDockWidget(runs, cands, Qt::Vertical);
     splitDockWidget(verdicts, llm, Qt::Vertical);
     // The chart and the diff share the space under the code: one look at a time, both one click away.
     tabifyDockWidget(latency, diff);
+    tabifyDockWidget(latency, profile);
     latency->raise();
     resizeDocks({latency}, {300}, Qt::Vertical);
     // First-start proportions; restoreState() replaces them once the user has arranged the docks.
@@ -419,6 +423,7 @@ void MainWindow::onRunLoaded(const QString &dir, const Run &run, const QStringLi
     m_model->setRun(run);
     m_diff->setRun(run, dir);
     m_chart->setRun(run);
+    m_profile->setRun(run);
     m_runs->setCurrentRun(dir);
     setWindowTitle(tr("%1 — Kernel Workbench").arg(run.info.id.isEmpty() ? QFileInfo(dir).fileName() : run.info.id));
     updateRunSummary();
@@ -487,6 +492,7 @@ void MainWindow::onCandidateSelected(const QString &id)
     m_selected = id;
     showCandidateDetails(run().candidate(id), true);
     m_diff->setCurrentCandidate(id);
+    m_profile->showCandidate(id);
     // Diffing costs a few ms: only while someone can see the diff.
     if (QDockWidget *d = dockOf(m_diff); d && !d->visibleRegion().isEmpty() && !id.isEmpty())
         m_diff->applyQuickPick(DiffView::QuickPick::ParentToChild);
@@ -658,6 +664,7 @@ void MainWindow::refreshLiveViews()
     // Both are cheap for a run's size (the chart rebuilds its bars, the diff refreshes its pickers).
     m_diff->updateRun(run());
     m_chart->setRun(run());
+    m_profile->setRun(run());
 }
 
 bool MainWindow::startRun(const NewRunSettings &settings, QString *error)

@@ -26,6 +26,7 @@ class ExchangeView;
 class GateBar;
 class GpuStatusWidget;
 class LatencyChart;
+class ProfileView;
 class RunController;
 class RunLoader;
 class RunsDock;
@@ -71,6 +72,7 @@ public:
     RunsDock *runsDock() const { return m_runs; }
     DiffView *diffView() const { return m_diff; }
     LatencyChart *latencyChart() const { return m_chart; }
+    ProfileView *profileView() const { return m_profile; }
     GpuStatusWidget *gpuStatus() const { return m_gpu; }
     /// Owns the live run (provider, evaluator, pipeline); made on first use.
     RunController *runController();
@@ -156,6 +158,7 @@ private:
     RunLoader *m_loader = nullptr;
     DiffView *m_diff = nullptr;
     LatencyChart *m_chart = nullptr;
+    ProfileView *m_profile = nullptr;
     GpuStatusWidget *m_gpu = nullptr;
     RunController *m_controller = nullptr;
     QAction *m_stopAction = nullptr;

@@ -131,8 +131,9 @@ int runEval(const QStringList &args)
     for (const Verdict &v : r.runtimeChecks)
         if (v.outcome == Outcome::Yes)
             out() << "  check " << v.detector << " (" << toName(v.severity) << "): " << v.summary << "\n";
-    if (!r.profileNote.isEmpty() && req.profile)
-        out() << "  " << r.profileNote << "\n";
+    if (req.profile) // the metrics and the roofline, as the analysis prompt shows them
+        for (const QString &line : profilePromptText(KernelProfile::fromEval(r)).split(u'\n'))
+            out() << "  " << line << "\n";
     if (!r.correct() && !r.logTail.isEmpty())
         out() << "--- log tail ---\n" << r.logTail << "\n";
     return exitCodeFor(r);

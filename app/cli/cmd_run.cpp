@@ -42,6 +42,7 @@ int runRun(const QStringList &args)
         {QStringLiteral("trials"), QStringLiteral("correctness trials"), QStringLiteral("N")},
         {QStringLiteral("repeat"), QStringLiteral("timed trials"), QStringLiteral("N")},
         {QStringLiteral("no-stages"), QStringLiteral("stop after selecting the best (no grid/block/memory stages)")},
+        {QStringLiteral("no-profile"), QStringLiteral("do not profile the analysed candidates with Nsight Compute")},
         {QStringLiteral("cassette"), QStringLiteral("replay the answers of this cassette"), QStringLiteral("FILE")},
         {QStringLiteral("lenient"), QStringLiteral("replay even when a prompt differs from the recorded one")},
         {QStringLiteral("record-cassette"), QStringLiteral("write the run's exchanges as a cassette (with prompt hashes of the current templates)"), QStringLiteral("FILE")},
@@ -103,6 +104,7 @@ int runRun(const QStringList &args)
     if (p.isSet(QStringLiteral("device")))
         cfg.eval.device = p.value(QStringLiteral("device"));
     cfg.stages = !p.isSet(QStringLiteral("no-stages"));
+    cfg.profile = !p.isSet(QStringLiteral("no-profile"));
     cfg.runsDir = env::runsDir(p.value(QStringLiteral("runs-dir")));
     const bool interactive = p.isSet(QStringLiteral("interactive"));
     if (interactive && p.isSet(QStringLiteral("auto"))) {

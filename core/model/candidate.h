@@ -2,6 +2,7 @@
 #pragma once
 
 #include "evalresult.h"
+#include "profile.h"
 #include "verdict.h"
 
 #include <QDateTime>
@@ -46,11 +47,15 @@ struct Candidate {
     CandidateStatus status = CandidateStatus::Pending;
     std::optional<EvalResult> eval;
     QList<Verdict> verdicts; ///< static detectors and integrity checks
+    /// Nsight Compute profile taken for the algorithm analysis (once per candidate; survives resume).
+    std::optional<KernelProfile> profile;
     QStringList exchangeIds; ///< LLM calls that produced this candidate
     QString note; ///< why it exists / why it was rejected
     QString overrideReason; ///< a person's written reason to accept an integrity violation
     QDateTime createdAt;
 
+    /// The profile to show: the stored one, else the one an evaluation with profiling on carried.
+    std::optional<KernelProfile> shownProfile() const;
     bool isCorrect() const { return eval && eval->correct(); }
     bool hasIntegrityViolation() const;
     /// May become "best": correct and either clean or overridden by a person.

@@ -221,6 +221,29 @@ LlmExchange exchangeFromJson(const QJsonObject &o)
     return x;
 }
 
+QJsonObject toJson(const KernelProfile &p)
+{
+    QJsonObject metrics;
+    for (auto it = p.metrics.cbegin(); it != p.metrics.cend(); ++it)
+        metrics.insert(it.key(), number(it.value()));
+    return {{"metrics", metrics}, {"note", p.note}, {"seconds", number(p.seconds)}, {"device", p.device},
+            {"at", dateToJson(p.at)}};
+}
+
+KernelProfile kernelProfileFromJson(const QJsonObject &o)
+{
+    KernelProfile p;
+    const QJsonObject metrics = o.value("metrics").toObject();
+    for (auto it = metrics.constBegin(); it != metrics.constEnd(); ++it)
+        if (it.value().isDouble())
+            p.metrics.insert(it.key(), it.value().toDouble());
+    p.note = o.value("note").toString();
+    p.seconds = toDouble(o.value("seconds"));
+    p.device = o.value("device").toString();
+    p.at = dateFromJson(o.value("at"));
+    return p;
+}
+
 QJsonObject toJson(const Candidate &c)
 {
     QJsonObject o{{"id", c.id},
@@ -236,6 +259,8 @@ QJsonObject toJson(const Candidate &c)
                   {"created_at", dateToJson(c.createdAt)}};
     if (c.eval)
         o.insert("eval", toJson(*c.eval));
+    if (c.profile) // absent in runs made before profiles were stored: those read back without one
+        o.insert("profile", toJson(*c.profile));
     return o;
 }
 
@@ -250,6 +275,8 @@ Candidate candidateFromJson(const QJsonObject &o)
     c.status = candidateStatusFromString(o.value("status").toString());
     if (o.contains("eval") && o.value("eval").isObject())
         c.eval = evalResultFromJson(o.value("eval").toObject());
+    if (o.value("profile").isObject())
+        c.profile = kernelProfileFromJson(o.value("profile").toObject());
     c.verdicts = verdictsFromJson(o.value("verdicts").toArray());
     for (const auto &v : o.value("exchange_ids").toArray())
         c.exchangeIds.append(v.toString());

@@ -32,6 +32,9 @@ ChatMessage chatMessageFromJson(const QJsonObject &o);
 QJsonObject toJson(const LlmExchange &x);
 LlmExchange exchangeFromJson(const QJsonObject &o);
 
+QJsonObject toJson(const KernelProfile &p);
+KernelProfile kernelProfileFromJson(const QJsonObject &o);
+
 QJsonObject toJson(const Candidate &c);
 Candidate candidateFromJson(const QJsonObject &o);
 

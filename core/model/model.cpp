@@ -105,6 +105,16 @@ bool Candidate::hasIntegrityViolation() const
     return false;
 }
 
+std::optional<KernelProfile> Candidate::shownProfile() const
+{
+    if (profile)
+        return profile;
+    // An evaluation asked for a profile (kwb eval --profile, the Python API): its metrics or its reason.
+    if (eval && (!eval->profile.isEmpty() || (!eval->profileNote.isEmpty() && !eval->profileNote.endsWith(QLatin1String("not requested")))))
+        return KernelProfile::fromEval(*eval);
+    return std::nullopt;
+}
+
 const Candidate *Run::candidate(const QString &id) const
 {
     for (const auto &c : candidates)

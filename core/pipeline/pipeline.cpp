@@ -47,6 +47,7 @@ QJsonObject PipelineConfig::toSettings() const
             {"score_threshold", scoreThreshold},
             {"stages", stages},
             {"detectors", runDetectors},
+            {"profile", profile},
             {"gate_policy", toName(gatePolicy)},
             {"gate_points", points},
             {"device", eval.device},
@@ -344,10 +345,26 @@ void Pipeline::runAnalysis(int index)
                           ? QStringLiteral("as the reference's forward() returns (read its return statement)")
                           : a.outputRequirement);
         s.note = QStringLiteral("from the algorithm analysis of %1 (%2)").arg(seedLabel, a.bottleneck);
-        generate(s, [this, index, label = s.label](const QString &id) {
-            if (id.isEmpty())
-                return runAnalysis(index + 1);
-            repairChain(id, label, 1, [this, index](const QString &) { runAnalysis(index + 1); });
+        auto go = [this, index, s] {
+            generate(s, [this, index, label = s.label](const QString &id) {
+                if (id.isEmpty())
+                    return runAnalysis(index + 1);
+                repairChain(id, label, 1, [this, index](const QString &finalId) {
+                    // The rewrite's profile next to the analysed one: the before/after of the analysis.
+                    const Candidate *fin = run().candidate(finalId);
+                    if (fin && fin->isCorrect())
+                        return ensureProfile(finalId, [this, index] { runAnalysis(index + 1); });
+                    runAnalysis(index + 1);
+                });
+            });
+        };
+        if (!templateWantsProfile(s.templ))
+            return go();
+        ensureProfile(seedId, [this, seedId, s, go]() mutable {
+            // The profile arrived after the variables were filled: fill them again.
+            if (const Candidate *seed = run().candidate(seedId))
+                s.vars.insert(candidateVars(*seed));
+            go();
         });
     };
 
@@ -361,6 +378,23 @@ void Pipeline::runAnalysis(int index)
         log(QStringLiteral("%1: the cassette holds no answer for this call; step skipped").arg(analysisType));
         return runAnalysis(index + 1);
     }
+    log(QStringLiteral("%1: score %2 below %3: algorithm analysis")
+            .arg(seedLabel, std::isfinite(sc) ? QString::number(sc, 'f', 2) : QStringLiteral("unknown"))
+            .arg(m_config.scoreThreshold));
+    if (templateWantsProfile(QStringLiteral("analysis")))
+        ensureProfile(seedId, [this, index, seedId, seedLabel, analysisType, optimize] {
+            askAnalysis(index, seedId, seedLabel, analysisType, optimize);
+        });
+    else
+        askAnalysis(index, seedId, seedLabel, analysisType, optimize);
+}
+
+void Pipeline::askAnalysis(int index, const QString &seedId, const QString &seedLabel, const QString &analysisType,
+                           const std::function<void(const prompts::Analysis &)> &optimize)
+{
+    if (halted())
+        return;
+    const Candidate *seed = run().candidate(seedId);
     Step s;
     s.label = analysisType;
     s.kind = CandidateKind::AlgoOpt;
@@ -368,9 +402,6 @@ void Pipeline::runAnalysis(int index)
     s.templ = QStringLiteral("analysis");
     s.vars = commonVars();
     s.vars.insert(candidateVars(*seed));
-    log(QStringLiteral("%1: score %2 below %3: algorithm analysis")
-            .arg(seedLabel, std::isfinite(sc) ? QString::number(sc, 'f', 2) : QStringLiteral("unknown"))
-            .arg(m_config.scoreThreshold));
     bool ok = true;
     QList<ChatMessage> msgs;
     const QString text = render(s.templ, s.vars, &ok);
@@ -774,12 +805,7 @@ void Pipeline::evaluate(const QString &candidateId, Done done)
     c.status = CandidateStatus::Evaluating;
     updateCandidate(c);
     log(QStringLiteral("eval %1 (%2)").arg(c.id, c.label));
-    const QString job = m_evaluator->evaluate(req);
-    m_evalJobs.insert(job, done);
-    connect(m_evaluator, &Evaluator::evaluationFinished, this, [this, job, candidateId](const QString &id, const EvalResult &r) {
-        if (id != job || halted() || !m_evalJobs.contains(job))
-            return;
-        const Done next = m_evalJobs.take(job);
+    runEvalJob(req, done, [this, candidateId](const EvalResult &r) {
         Candidate c = *run().candidate(candidateId);
         c.eval = r;
         c.status = CandidateStatus::Evaluated;
@@ -789,7 +815,81 @@ void Pipeline::evaluate(const QString &candidateId, Done done)
                 .arg(c.id, c.label, toName(r.status))
                 .arg(r.correct() ? QStringLiteral(", %1 ms").arg(r.candidate.medianMs, 0, 'f', 3) : QStringLiteral(": ") + r.reason)
                 .arg(std::isfinite(sc) ? QStringLiteral(", %1x vs eager").arg(sc, 0, 'f', 2) : QString()));
-        QTimer::singleShot(0, this, next);
+    });
+}
+
+void Pipeline::runEvalJob(const EvalRequest &req, Done done, std::function<void(const EvalResult &)> handle)
+{
+    const QString job = m_evaluator->evaluate(req);
+    m_evalJobs.insert(job, done);
+    connect(m_evaluator, &Evaluator::evaluationFinished, this,
+            [this, job, handle = std::move(handle)](const QString &id, const EvalResult &r) {
+                if (id != job || halted() || !m_evalJobs.contains(job))
+                    return;
+                const Done next = m_evalJobs.take(job);
+                handle(r);
+                QTimer::singleShot(0, this, next);
+            });
+}
+
+bool Pipeline::templateWantsProfile(const QString &templ) const
+{
+    const QStringList names = m_prompts->placeholders(templ);
+    return names.contains(QStringLiteral("profile_metrics")) || names.contains(QStringLiteral("profile"));
+}
+
+void Pipeline::ensureProfile(const QString &candidateId, Done done)
+{
+    if (halted())
+        return;
+    const Candidate *stored = run().candidate(candidateId);
+    // Off: the prompt says so and nothing is stored, so that a resume with profiling on still profiles it.
+    if (!stored || stored->profile || !m_config.profile)
+        return done();
+    Candidate c = *stored;
+    KernelProfile p;
+    p.at = QDateTime::currentDateTimeUtc();
+    if (!c.eval || !c.eval->onGpu)
+        p.note = QStringLiteral("not profiled: no GPU");
+    else if (!c.isCorrect())
+        p.note = QStringLiteral("not profiled: the candidate is not correct");
+    if (!p.note.isEmpty()) {
+        p.device = c.eval ? c.eval->device : QString();
+        c.profile = p;
+        updateCandidate(c);
+        log(QStringLiteral("profile %1 (%2): %3").arg(c.id, c.label, p.note));
+        return done();
+    }
+    // One correctness trial (the profile is taken only of a kernel that passes), one timed call, no
+    // baselines: the job's time is the compile, that trial and Nsight Compute.
+    EvalRequest req = m_config.eval;
+    req.taskFile = m_config.taskFile;
+    req.candidateFile = QDir(runDirectory()).absoluteFilePath(c.codeFile);
+    req.profile = true;
+    req.trials = 1;
+    req.warmup = 1;
+    req.repeat = 1;
+    req.baselines = false;
+    req.graphBaseline = false;
+    req.integrity = false;
+    req.runTimeoutSec = qMax(req.runTimeoutSec, 420); // above the worker's own profile limit (180 s)
+    log(QStringLiteral("profile %1 (%2): Nsight Compute on %3").arg(c.id, c.label, c.eval->device));
+    runEvalJob(req, done, [this, candidateId](const EvalResult &r) {
+        Candidate c = *run().candidate(candidateId);
+        KernelProfile p = KernelProfile::fromEval(r);
+        p.at = QDateTime::currentDateTimeUtc();
+        if (!p.measured() && !r.correct())
+            p.note = QStringLiteral("not profiled: %1: %2").arg(toName(r.status), r.reason);
+        if (!std::isfinite(p.seconds))
+            p.seconds = r.wallSeconds;
+        c.profile = p;
+        updateCandidate(c);
+        const Roofline roof = rooflineOf(p.metrics);
+        log(QStringLiteral("profile %1 (%2): %3; %4 s to profile, %5 s the whole job")
+                .arg(c.id, c.label,
+                     p.measured() ? (roof.isValid() ? roof.position() : QStringLiteral("measured, no roofline")) : p.note)
+                .arg(p.seconds, 0, 'f', 1)
+                .arg(r.wallSeconds, 0, 'f', 1));
     });
 }
 
@@ -1090,11 +1190,7 @@ QHash<QString, QString> Pipeline::candidateVars(const Candidate &c) const
         const double sc = r.speedupVsEager();
         v.insert(QStringLiteral("speedup"), std::isfinite(sc) ? QString::number(sc, 'f', 3) : QStringLiteral("n/a"));
         v.insert(QStringLiteral("max_abs_err"), std::isfinite(r.maxAbsErr) ? QString::number(r.maxAbsErr, 'g', 3) : QStringLiteral("n/a"));
-        QStringList prof;
-        for (auto it = r.profile.cbegin(); it != r.profile.cend(); ++it)
-            prof << QStringLiteral("%1: %2").arg(it.key()).arg(it.value());
-        v.insert(QStringLiteral("profile"), prof.isEmpty() ? (r.profileNote.isEmpty() ? QStringLiteral("not profiled") : r.profileNote)
-                                                           : prof.join(QLatin1Char('\n')));
+        v.insert(QStringLiteral("profile"), profileText(c));
         v.insert(QStringLiteral("profile_metrics"), v.value(QStringLiteral("profile")));
         v.insert(QStringLiteral("current_latency_ms"), v.value(QStringLiteral("latency_ms")));
         v.insert(QStringLiteral("eager_latency_ms"), v.value(QStringLiteral("eager_ms")));
@@ -1105,6 +1201,15 @@ QHash<QString, QString> Pipeline::candidateVars(const Candidate &c) const
             v.insert(QString::fromLatin1(k), QStringLiteral("n/a"));
     }
     return v;
+}
+
+QString Pipeline::profileText(const Candidate &c) const
+{
+    if (const auto p = c.shownProfile())
+        return profilePromptText(*p);
+    if (!m_config.profile)
+        return QStringLiteral("not profiled: profiling is off for this run");
+    return c.eval && !c.eval->profileNote.isEmpty() ? c.eval->profileNote : QStringLiteral("not profiled");
 }
 
 QString Pipeline::errorHistory(const QString &candidateId) const

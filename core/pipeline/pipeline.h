@@ -24,6 +24,7 @@ class LlmCall;
 }
 namespace prompts {
 class PromptLibrary;
+struct Analysis;
 }
 namespace store {
 class RunWriter;
@@ -42,6 +43,9 @@ struct PipelineConfig {
     double scoreThreshold = 1.0; ///< seeds scoring below this (speedup vs eager) get an algorithm analysis
     bool stages = true; ///< run the grid / block / memory stages (the policy may still skip them)
     bool runDetectors = true;
+    /// Profile under Nsight Compute the candidate an algorithm analysis reads and the correct rewrite it
+    /// leads to (once each; stored with the candidate).
+    bool profile = true;
     GatePolicy gatePolicy = GatePolicy::None;
     QSet<GatePoint> gatePoints{GatePoint::BeforeLlm, GatePoint::AfterGeneration, GatePoint::AfterEvaluation};
     EvalRequest eval; ///< device, trials, tolerances, limits; taskFile/candidateFile are filled per call
@@ -132,6 +136,8 @@ private:
     void runBaseline();
     void runSeed(int index);
     void runAnalysis(int index);
+    void askAnalysis(int index, const QString &seedId, const QString &seedLabel, const QString &analysisType,
+                     const std::function<void(const prompts::Analysis &)> &optimize);
     void selectAndDetect();
     void runStages(int index);
     void finishRun(RunState state, const QString &note = {});
@@ -142,6 +148,11 @@ private:
     void recordAnswer(const Step &step, const LlmExchange &x, IdDone done);
     void evaluateThenGate(const QString &candidateId, IdDone done);
     void evaluate(const QString &candidateId, Done done);
+    /// Queues an evaluation; `handle` gets its result (not after a halt), then `done` runs from the event loop.
+    void runEvalJob(const EvalRequest &req, Done done, std::function<void(const EvalResult &)> handle);
+    /// Gives the candidate its stored profile (or the one-line reason there is none), then `done`.
+    void ensureProfile(const QString &candidateId, Done done);
+    bool templateWantsProfile(const QString &templ) const;
     void afterEvaluationGate(const QString &candidateId, IdDone done);
     void repairChain(const QString &candidateId, const QString &rootLabel, int attempt, IdDone done);
     void reprompt(const QString &candidateId, const QString &followUp, IdDone done);
@@ -153,6 +164,7 @@ private:
     QString render(const QString &templ, const QHash<QString, QString> &vars, bool *ok);
     QHash<QString, QString> commonVars() const;
     QHash<QString, QString> candidateVars(const Candidate &c) const;
+    QString profileText(const Candidate &c) const;
     QString errorHistory(const QString &candidateId) const;
     const Candidate *byLabel(const QString &label) const;
     QString effective(const QString &candidateId) const;

@@ -225,7 +225,7 @@ private:
 PyRun runPipeline(const std::optional<std::string> &task, const std::optional<std::string> &provider,
                   const std::optional<std::string> &model, const std::optional<std::string> &baseUrl,
                   const std::optional<std::string> &cassette, bool lenient, int seeds, int maxRepairs, double threshold,
-                  bool stages, bool detectors, const std::string &gates, const std::optional<py::function> &gate,
+                  bool stages, bool detectors, bool profile, const std::string &gates, const std::optional<py::function> &gate,
                   const std::optional<std::string> &runsDir, const std::string &device, int trials, int warmup,
                   int repeat, const std::optional<std::string> &resume, const std::optional<py::function> &onLog)
 {
@@ -242,6 +242,7 @@ PyRun runPipeline(const std::optional<std::string> &task, const std::optional<st
     cfg.scoreThreshold = threshold;
     cfg.stages = stages;
     cfg.runDetectors = detectors;
+    cfg.profile = profile;
     const auto policy = pipeline::gatePolicyFromString(QString::fromStdString(gates));
     if (!policy)
         throw py::value_error("gates is one of: all, failures, none");
@@ -336,6 +337,16 @@ PYBIND11_MODULE(kwb, m)
             return p.c.eval ? py::object(toPy(json::toJson(*p.c.eval))) : py::object(py::none());
         }, "the evaluation result as a dict (status, reason, max_abs_err, candidate/eager/graph timings ...), or None")
         .def_property_readonly("verdicts", [](const PyCandidate &p) { return toPy(json::toJson(p.c.verdicts)); })
+        .def_property_readonly("profile", [](const PyCandidate &p) -> py::object {
+            const auto prof = p.c.shownProfile();
+            if (!prof)
+                return py::none();
+            py::dict d = toPy(json::toJson(*prof));
+            const Roofline r = rooflineOf(prof->metrics);
+            d["roofline"] = r.isValid() ? py::object(py::str(r.details().toStdString())) : py::object(py::none());
+            d["roofline_fraction"] = r.isValid() ? py::object(py::float_(r.fractionOfLimit())) : py::object(py::none());
+            return d;
+        }, "The Nsight Compute profile (metrics, note, seconds, device, roofline text and fraction of the binding roof) or None.")
         .def_property_readonly("is_correct", [](const PyCandidate &p) { return p.c.isCorrect(); })
         .def_property_readonly("eligible_for_best", [](const PyCandidate &p) { return p.c.isEligibleForBest(); })
         .def_property_readonly("median_ms", [](const PyCandidate &p) {
@@ -412,7 +423,7 @@ PYBIND11_MODULE(kwb, m)
     m.def("run_pipeline", &runPipeline, py::arg("task") = py::none(), py::kw_only(), py::arg("provider") = py::none(),
           py::arg("model") = py::none(), py::arg("base_url") = py::none(), py::arg("cassette") = py::none(),
           py::arg("lenient") = false, py::arg("seeds") = 2, py::arg("max_repairs") = 3, py::arg("threshold") = 1.0,
-          py::arg("stages") = true, py::arg("detectors") = true, py::arg("gates") = "none", py::arg("gate") = py::none(),
+          py::arg("stages") = true, py::arg("detectors") = true, py::arg("profile") = true, py::arg("gates") = "none", py::arg("gate") = py::none(),
           py::arg("runs_dir") = py::none(), py::arg("device") = "auto", py::arg("trials") = 5, py::arg("warmup") = 3,
           py::arg("repeat") = 20, py::arg("resume") = py::none(), py::arg("on_log") = py::none(),
           R"(Runs the optimization pipeline headless and returns the Run.

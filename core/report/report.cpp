@@ -299,6 +299,51 @@ QString renderTextTree(const Run &run)
         line += QString::number(verdictCount(c));
         out += line.trimmed().isEmpty() ? QString() : line + u'\n';
     }
+    if (const QString profiles = renderProfilesText(run); !profiles.isEmpty())
+        out += u'\n' + profiles;
+    return out;
+}
+
+QList<ProfilePair> profilePairs(const Run &run)
+{
+    QList<ProfilePair> pairs;
+    for (const auto &r : treeOrder(run)) {
+        const Candidate *c = r.candidate;
+        if (!c->shownProfile())
+            continue;
+        const Candidate *anc = run.candidate(c->parentId);
+        for (qsizetype hops = 0; anc && !anc->shownProfile(); ++hops) // hops: a damaged run may hold a cycle
+            anc = hops < run.candidates.size() ? run.candidate(anc->parentId) : nullptr;
+        pairs.append(ProfilePair{anc, c});
+    }
+    return pairs;
+}
+
+QString renderProfilesText(const Run &run)
+{
+    QString out;
+    for (const ProfilePair &pair : profilePairs(run)) {
+        const Candidate &c = *pair.after;
+        const KernelProfile p = *c.shownProfile();
+        if (out.isEmpty())
+            out += QStringLiteral("profiles (Nsight Compute)\n");
+        out += QStringLiteral("%1 %2: ").arg(c.id, c.label);
+        if (!p.measured()) {
+            out += p.note + u'\n';
+            continue;
+        }
+        const Roofline roof = rooflineOf(p.metrics);
+        out += (roof.isValid() ? roof.details() : QStringLiteral("no roofline (no DRAM/FLOP counts or device peaks)"));
+        if (std::isfinite(p.seconds))
+            out += QStringLiteral("; profiled in %1 s").arg(p.seconds, 0, 'f', 1);
+        out += u'\n';
+        if (!p.note.isEmpty())
+            out += QStringLiteral("  note: %1\n").arg(p.note);
+        QStringList items;
+        for (auto it = p.metrics.cbegin(); it != p.metrics.cend(); ++it)
+            items << QStringLiteral("%1 %2").arg(it.key(), formatProfileValue(it.key(), it.value()));
+        out += QStringLiteral("  ") + items.join(QStringLiteral(", ")) + u'\n';
+    }
     return out;
 }
 
@@ -512,6 +557,61 @@ QString cssClass(const Candidate &c, const QString &bestId)
     return QStringLiteral("muted");
 }
 
+const char *changeClass(ProfileRow::Change c)
+{
+    switch (c) {
+    case ProfileRow::Change::Better:
+        return "ok";
+    case ProfileRow::Change::Worse:
+        return "bad";
+    case ProfileRow::Change::Changed:
+        return "warn";
+    case ProfileRow::Change::None:
+        break;
+    }
+    return "muted";
+}
+
+/// Each profiled candidate against its nearest profiled ancestor, side by side, changes marked
+/// (empty when no candidate has a profile).
+QString htmlProfiles(const Run &run)
+{
+    const QList<ProfilePair> pairs = profilePairs(run);
+    if (pairs.isEmpty())
+        return {};
+    QString s = QStringLiteral("<h2>Profiles (Nsight Compute)</h2>\n");
+    for (const ProfilePair &pair : pairs) {
+        const KernelProfile after = *pair.after->shownProfile();
+        const KernelProfile before = pair.before ? *pair.before->shownProfile() : KernelProfile();
+        const QString afterName = QStringLiteral("%1 %2").arg(pair.after->id, pair.after->label);
+        if (pair.before)
+            s += QStringLiteral("<h3>%1 → %2</h3>\n").arg(h(QStringLiteral("%1 %2").arg(pair.before->id, pair.before->label)), h(afterName));
+        else
+            s += QStringLiteral("<h3>%1</h3>\n").arg(h(afterName));
+        if (!after.measured() && !before.measured()) {
+            s += QStringLiteral("<p class=\"muted\">%1</p>\n").arg(h(after.note));
+            continue;
+        }
+        for (const KernelProfile *p : {&before, &after})
+            if (p->measured() || p == &after)
+                if (const Roofline r = rooflineOf(p->metrics); r.isValid() || !p->note.isEmpty())
+                    s += QStringLiteral("<p>%1: %2</p>\n")
+                             .arg(h(p == &after ? afterName : QStringLiteral("%1 %2").arg(pair.before->id, pair.before->label)),
+                                  h(r.isValid() ? r.details() + (p->note.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(p->note)) : p->note));
+        s += QStringLiteral("<table class=\"profile\">\n<tr><th>metric</th><th>%1</th><th>%2</th><th>change</th></tr>\n")
+                 .arg(pair.before ? h(pair.before->id) : QStringLiteral("-"), h(pair.after->id));
+        for (const ProfileRow &row : compareProfiles(before, after))
+            s += QStringLiteral("<tr><td>%1</td><td class=\"n\">%2</td><td class=\"n\">%3</td><td class=\"n %4\">%5</td></tr>\n")
+                     .arg(h(row.label), h(row.beforeText.isEmpty() ? QStringLiteral("—") : row.beforeText),
+                          h(row.afterText.isEmpty() ? QStringLiteral("—") : row.afterText), QLatin1String(changeClass(row.change)),
+                          h(changeText(row)));
+        s += QStringLiteral("</table>\n");
+    }
+    s += QStringLiteral("<p class=\"muted\">Changes of 5% or more are marked: green better, red worse, amber moved "
+                        "(no better or worse direction). Peaks are the device's, as Nsight Compute read them.</p>\n");
+    return s;
+}
+
 QString svgChart(const Run &run)
 {
     QList<const Candidate *> bars;
@@ -642,6 +742,8 @@ QString renderHtml(const Run &run)
     }
     s += QStringLiteral("</table>\n<p class=\"muted\">Marks: ✓ correct, ✗ failed, ! integrity violation, … pending, ~ evaluating, "
                         "- rejected, * best.</p>\n");
+
+    s += htmlProfiles(run);
 
     s += QStringLiteral("<h2>Verdicts</h2>\n");
     bool anyVerdict = false;

@@ -29,6 +29,18 @@ QString statusMark(const Run &run, const Candidate &c);
 /// median ms ± std, speedup vs eager and vs CUDA graph, max error, verdict count.
 QString renderTextTree(const Run &run);
 
+/// A candidate with a profile and the nearest ancestor that has one (null when none): the
+/// before/after pairs the reports compare.
+struct ProfilePair {
+    const Candidate *before = nullptr;
+    const Candidate *after = nullptr;
+};
+QList<ProfilePair> profilePairs(const Run &run);
+
+/// The profiled candidates, one block each: roofline position and figures, the metrics, the time
+/// profiling took; empty when no candidate has a profile. Part of renderTextTree().
+QString renderProfilesText(const Run &run);
+
 /// The whole report in Markdown (GitHub flavour): summary, tree, table, latency bars, verdicts
 /// with evidence, tokens per call type, gates and decisions.
 QString renderMarkdown(const Run &run);

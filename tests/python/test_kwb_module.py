@@ -142,3 +142,21 @@ def test_a_raising_gate_stops_the_run_and_raises(tmp_path):
                          runs_dir=str(tmp_path / "runs"), device="cpu", trials=1, repeat=3)
     runs = kwb.list_runs(str(tmp_path / "runs"))
     assert len(runs) == 1 and kwb.open_run(runs[0]).state == "stopped"
+
+
+def test_profiles_are_readable(piped):
+    run, _, logs, _ = piped
+    again = kwb.open_run(run.directory)
+    repair = again.children(again.children("")[1].id)[0]
+    # Analysed on a CPU: profiled once, with the one-line reason, stored with the candidate.
+    assert repair.profile["note"] == "not profiled: no GPU" and repair.profile["metrics"] == {}
+    assert repair.profile["roofline"] is None
+    assert sum("profile %s (seed1_repair1): not profiled: no GPU" % repair.id in l for l in logs) == 1
+    assert again.info["settings"]["profile"] is True
+    # The run made on the H100 with profiling on (tests/data/profile/run_39_GRU_h100).
+    gpu = kwb.open_run(os.path.join(ROOT, "tests", "data", "profile", "run_39_GRU_h100"))
+    seed, rewrite = gpu.candidate("c0002").profile, gpu.candidate("c0003").profile
+    assert seed["roofline"].startswith("memory-bound at 1.3% of peak bandwidth: DRAM ")
+    assert 0.012 < seed["roofline_fraction"] < 0.014 and seed["metrics"]["launch_bound_reached"] == 1
+    assert rewrite["roofline"].startswith("compute-bound at 24% of peak FP32") and rewrite["seconds"] > 1
+    assert gpu.candidate("c0001").profile is None

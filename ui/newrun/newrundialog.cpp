@@ -4,6 +4,7 @@
 #include "pipeline/pipeline.h"
 #include "tasks/taskindex.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFileInfo>
@@ -49,6 +50,7 @@ void NewRunSettings::applyTo(pipeline::PipelineConfig *config) const
     config->eval.rtol = rtol;
     config->eval.trials = trials;
     config->eval.device = device;
+    config->profile = profile;
 }
 
 QJsonObject NewRunSettings::toJson() const
@@ -62,7 +64,8 @@ QJsonObject NewRunSettings::toJson() const
                        {QStringLiteral("atol"), atol},
                        {QStringLiteral("rtol"), rtol},
                        {QStringLiteral("trials"), trials},
-                       {QStringLiteral("device"), device}};
+                       {QStringLiteral("device"), device},
+                       {QStringLiteral("profile"), profile}};
 }
 
 NewRunSettings NewRunSettings::fromJson(const QJsonObject &o)
@@ -78,6 +81,7 @@ NewRunSettings NewRunSettings::fromJson(const QJsonObject &o)
     s.rtol = o.value(QStringLiteral("rtol")).toDouble(s.rtol);
     s.trials = o.value(QStringLiteral("trials")).toInt(s.trials);
     s.device = o.value(QStringLiteral("device")).toString(s.device);
+    s.profile = o.value(QStringLiteral("profile")).toBool(s.profile);
     return s;
 }
 
@@ -197,6 +201,11 @@ void NewRunDialog::build()
     m_device->setObjectName(QStringLiteral("device"));
     for (const QString &d : kDevices)
         m_device->addItem(d, d);
+    m_profile = new QCheckBox(tr("Profile each analysed kernel with Nsight Compute"), this);
+    m_profile->setObjectName(QStringLiteral("profile"));
+    m_profile->setToolTip(tr("Before each algorithm analysis, the candidate is profiled once on this machine's GPU "
+                             "(ncu, at most 64 kernel launches and 180 s) and its metrics and roofline go into the prompt. "
+                             "Without a GPU or ncu the prompt says why in one line."));
 
     m_problems = new QLabel(this);
     m_problems->setObjectName(QStringLiteral("problems"));
@@ -222,6 +231,7 @@ void NewRunDialog::build()
     form->addRow(tr("&rtol"), m_rtol);
     form->addRow(tr("Correctness t&rials"), m_trials);
     form->addRow(tr("&Device"), m_device);
+    form->addRow(tr("Pro&filing"), m_profile);
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(form);
     layout->addWidget(m_problems);
@@ -271,6 +281,7 @@ void NewRunDialog::setSettings(const NewRunSettings &s)
     m_rtol->setText(tolText(s.rtol));
     m_trials->setValue(s.trials);
     m_device->setCurrentIndex(std::max(0, m_device->findData(s.device)));
+    m_profile->setChecked(s.profile);
     updateValidation();
 }
 
@@ -290,6 +301,7 @@ NewRunSettings NewRunDialog::settings() const
     s.rtol = parseTolerance(m_rtol->text());
     s.trials = m_trials->value();
     s.device = m_device->currentData().toString();
+    s.profile = m_profile->isChecked();
     return s;
 }
 

@@ -12,6 +12,7 @@
 
 #include <optional>
 
+class QCheckBox;
 class QComboBox;
 class QDialogButtonBox;
 class QLabel;
@@ -36,6 +37,7 @@ struct NewRunSettings {
     double rtol = 1e-4;
     int trials = 5;
     QString device = QStringLiteral("auto"); ///< "auto", "cpu" or "cuda"
+    bool profile = true; ///< Nsight Compute profile of each analysed candidate (needs a GPU and ncu)
 
     /// The settings into a pipeline configuration (task, seeds, gates, tolerances, trials, device).
     void applyTo(pipeline::PipelineConfig *config) const;
@@ -87,6 +89,7 @@ private:
     QLineEdit *m_rtol = nullptr;
     QSpinBox *m_trials = nullptr;
     QComboBox *m_device = nullptr;
+    QCheckBox *m_profile = nullptr;
     QLabel *m_problems = nullptr;
     QLabel *m_keyNote = nullptr;
     QDialogButtonBox *m_buttons = nullptr;

@@ -56,6 +56,72 @@ private Q_SLOTS:
         QVERIFY(gridRejected);
         QVERIFY(best->status != CandidateStatus::Rejected);
         QVERIFY(out.contains(run->info.id));
+
+        // No GPU here: the analysed seed is "profiled" once with the one-line reason, which is what
+        // the analysis prompt says (not "not requested"), and what `kwb show` prints.
+        const auto bodies = store::openRun(runs.first(), &error, nullptr, store::OpenOptions{.exchangeBodies = true});
+        QVERIFY2(bodies, qPrintable(error));
+        int analyses = 0;
+        for (const auto &x : bodies->exchanges) {
+            if (!x.callType.startsWith(QLatin1String("algorithm_analysis_")))
+                continue;
+            ++analyses;
+            const QString prompt = x.messages.last().content;
+            QVERIFY2(prompt.contains(QLatin1String("## Profiler metrics (Nsight Compute)\n\nnot profiled: no GPU\n")),
+                     qPrintable(prompt.left(1500)));
+            QVERIFY(!prompt.contains(QLatin1String("not requested")));
+        }
+        QCOMPARE(analyses, 2);
+        const Candidate *seed = nullptr;
+        for (const auto &c : run->candidates)
+            if (c.label == QLatin1String("seed1"))
+                seed = &c;
+        QVERIFY(seed && seed->profile);
+        QCOMPARE(seed->profile->note, QStringLiteral("not profiled: no GPU"));
+        QCOMPARE(out.count(QStringLiteral("profile %1 (seed1): not profiled: no GPU").arg(seed->id)), 1);
+        QCOMPARE(run->info.settings.value(QStringLiteral("profile")).toBool(), true);
+        QProcess show;
+        show.start(QStringLiteral(KWB_CLI), {QStringLiteral("show"), runs.first()});
+        QVERIFY(show.waitForFinished(60000));
+        const QString shown = QString::fromUtf8(show.readAllStandardOutput());
+        QVERIFY2(shown.contains(QStringLiteral("profiles (Nsight Compute)\n%1 seed1: not profiled: no GPU").arg(seed->id)),
+                 qPrintable(shown));
+    }
+
+    void noProfileTurnsProfilingOff()
+    {
+        QTemporaryDir tmp;
+        QProcess p;
+        auto env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("KWB_CONFIG_DIR"), tmp.filePath(QStringLiteral("config")));
+        p.setProcessEnvironment(env);
+        p.setProcessChannelMode(QProcess::MergedChannels);
+        p.start(QStringLiteral(KWB_CLI),
+                {QStringLiteral("run"), QStringLiteral("1_ReLU"), QStringLiteral("--provider"), QStringLiteral("replay"),
+                 QStringLiteral("--cassette"), QStringLiteral(KWB_SOURCE_DIR "/resources/cassettes/1_ReLU.json"),
+                 QStringLiteral("--lenient"), QStringLiteral("--device"), QStringLiteral("cpu"), QStringLiteral("--trials"),
+                 QStringLiteral("1"), QStringLiteral("--repeat"), QStringLiteral("3"), QStringLiteral("--seeds"),
+                 QStringLiteral("1"), QStringLiteral("--no-stages"), QStringLiteral("--no-profile"), QStringLiteral("--runs-dir"),
+                 tmp.filePath(QStringLiteral("runs"))});
+        QVERIFY(p.waitForFinished(300000));
+        const QString out = QString::fromUtf8(p.readAll());
+        QVERIFY2(p.exitCode() == 0, qPrintable(out.right(3000)));
+        QVERIFY(!out.contains(QLatin1String("profile c0")));
+        const QStringList runs = store::listRuns(tmp.filePath(QStringLiteral("runs")));
+        QCOMPARE(runs.size(), 1);
+        QString error;
+        const auto run = store::openRun(runs.first(), &error, nullptr, store::OpenOptions{.exchangeBodies = true});
+        QVERIFY2(run, qPrintable(error));
+        QCOMPARE(run->info.settings.value(QStringLiteral("profile")).toBool(true), false);
+        for (const auto &c : run->candidates)
+            QVERIFY(!c.profile);
+        bool analysed = false;
+        for (const auto &x : run->exchanges)
+            if (x.callType == QLatin1String("algorithm_analysis_seed1")) {
+                analysed = true;
+                QVERIFY(x.messages.last().content.contains(QLatin1String("not profiled: profiling is off for this run")));
+            }
+        QVERIFY(analysed);
     }
 };
 

@@ -5,6 +5,7 @@
 #include "newrun/newrundialog.h"
 #include "pipeline/pipeline.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFile>
@@ -176,6 +177,24 @@ private slots:
         QVERIFY(list->isRowHidden(1));
         QVERIFY(!list->isRowHidden(2));
         QCOMPARE(d.settings().taskName, QStringLiteral("39_GRU"));
+    }
+
+    void profilingCheckbox()
+    {
+        NewRunDialog d(m_tasks, providers());
+        auto *box = d.findChild<QCheckBox *>(QStringLiteral("profile"));
+        QVERIFY(box);
+        QVERIFY(box->isChecked()); // on by default: the analysis reads measurements
+        box->setChecked(false);
+        const NewRunSettings off = d.settings();
+        QVERIFY(!off.profile);
+        pipeline::PipelineConfig cfg;
+        off.applyTo(&cfg);
+        QVERIFY(!cfg.profile);
+        QVERIFY(!NewRunSettings::fromJson(off.toJson()).profile);
+        QVERIFY(NewRunSettings::fromJson(QJsonObject()).profile); // last choices saved before the box
+        d.setSettings(NewRunSettings());
+        QVERIFY(box->isChecked());
     }
 
     void validateOnItsOwn()
