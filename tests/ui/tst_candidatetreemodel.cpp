@@ -6,6 +6,7 @@
 #include "fixturerun.h"
 
 #include <QAbstractItemModelTester>
+#include <QHeaderView>
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
@@ -176,6 +177,77 @@ private slots:
         QCOMPARE(proxy->index(0, 0).data(CandidateTreeModel::CandidateIdRole).toString(), QStringLiteral("c0005"));
         view.treeView()->sortByColumn(CandidateTreeModel::NameColumn, Qt::AscendingOrder);
         QCOMPARE(proxy->index(0, 0).data(CandidateTreeModel::CandidateIdRole).toString(), QStringLiteral("c0001"));
+    }
+
+    void graphColumnWithNoiseBandSorts()
+    {
+        // Four seeds against the same baselines: clearly faster, inside the spread of the CUDA graph
+        // (but not of eager), clearly slower, and a wrong result (no score at all).
+        auto seed = [](const QString &id, EvalStatus status, double ms, double sd) {
+            Candidate c;
+            c.id = id;
+            c.label = id;
+            c.status = CandidateStatus::Evaluated;
+            c.eval = fixture::eval(status, ms, sd); // eager 48.7 ± 6.1, graph 9.02 ± 0.05
+            return c;
+        };
+        Run run;
+        run.candidates = {seed(QStringLiteral("fast"), EvalStatus::Ok, 2.13, 0.02),
+                          seed(QStringLiteral("same"), EvalStatus::Ok, 9.0, 0.1),
+                          seed(QStringLiteral("slow"), EvalStatus::Ok, 30.0, 0.5),
+                          seed(QStringLiteral("wrong"), EvalStatus::WrongResult, 1.0, 0.01)};
+        Candidate cpu = seed(QStringLiteral("cpu"), EvalStatus::Ok, 0.008, 0.0002);
+        cpu.eval->graph = LatencyStats(); // a CPU run has no CUDA graph
+        cpu.eval->eager = fixture::latency(0.0079, 0.0002);
+        run.candidates.append(cpu);
+
+        CandidateTreeModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setRun(run);
+        auto graph = [&](const QString &id, int role = Qt::DisplayRole) {
+            return model.indexOf(id, CandidateTreeModel::ScoreGraphColumn).data(role);
+        };
+        QCOMPARE(graph(QStringLiteral("fast")).toString(), QStringLiteral("4.23×"));
+        QCOMPARE(graph(QStringLiteral("slow")).toString(), QStringLiteral("0.30×"));
+        // 9.02 / 9.0 = 1.002, inside ±1.2 % (0.05/9.02 and 0.1/9.0 in quadrature): shown as noise.
+        QCOMPARE(graph(QStringLiteral("same")).toString(), QStringLiteral("≈1.00× (within noise)"));
+        QCOMPARE(graph(QStringLiteral("same"), CandidateTreeModel::CompactTextRole).toString(), QStringLiteral("≈1.00×"));
+        QVERIFY(graph(QStringLiteral("same"), Qt::ToolTipRole).toString().contains(QStringLiteral("Within noise")));
+        QVERIFY(!graph(QStringLiteral("fast"), CandidateTreeModel::CompactTextRole).isValid());
+        QVERIFY(graph(QStringLiteral("fast"), Qt::ToolTipRole).toString().contains(QStringLiteral("9.02")));
+        // The same candidate against eager (48.7 / 9.0 = 5.41) is far outside eager's spread.
+        QCOMPARE(model.indexOf(QStringLiteral("same"), CandidateTreeModel::ScoreEagerColumn).data().toString(),
+                 QStringLiteral("5.41×"));
+        QVERIFY(graph(QStringLiteral("wrong")).toString().isEmpty());
+        QVERIFY(!graph(QStringLiteral("wrong"), CandidateTreeModel::SortRole).isValid());
+        QVERIFY(graph(QStringLiteral("wrong"), Qt::ToolTipRole).toString().contains(QStringLiteral("not correct")));
+        QCOMPARE(graph(QStringLiteral("cpu")).toString(), QStringLiteral("–")); // correct, no graph measured
+        QVERIFY(graph(QStringLiteral("cpu"), Qt::ToolTipRole).toString().contains(QStringLiteral("No CUDA-graph baseline")));
+        QVERIFY(model.indexOf(QStringLiteral("cpu"), CandidateTreeModel::ScoreEagerColumn).data().toString().startsWith(u'≈'));
+        QCOMPARE(model.headerData(CandidateTreeModel::ScoreGraphColumn, Qt::Horizontal).toString(), QStringLiteral("× graph"));
+
+        // Sortable: by the speedup, rows without one last in both directions.
+        CandidateTreeView view(&model);
+        QAbstractItemModelTester proxyTester(view.proxy(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        auto order = [&] {
+            QStringList ids;
+            for (int r = 0; r < view.proxy()->rowCount(); ++r)
+                ids << view.proxy()->index(r, 0).data(CandidateTreeModel::CandidateIdRole).toString();
+            return ids;
+        };
+        view.treeView()->sortByColumn(CandidateTreeModel::ScoreGraphColumn, Qt::DescendingOrder);
+        QCOMPARE(order(), (QStringList{"fast", "same", "slow", "wrong", "cpu"}));
+        view.treeView()->sortByColumn(CandidateTreeModel::ScoreGraphColumn, Qt::AscendingOrder);
+        QCOMPARE(order(), (QStringList{"slow", "same", "fast", "wrong", "cpu"}));
+        // Shown beside "× eager", before it.
+        QHeaderView *header = view.treeView()->header();
+        QCOMPARE(header->visualIndex(CandidateTreeModel::ScoreGraphColumn) + 1, header->visualIndex(CandidateTreeModel::ScoreEagerColumn));
+
+        // A live update that brings the candidate out of the noise updates its cell.
+        Candidate faster = run.candidates.at(1);
+        faster.eval->candidate = fixture::latency(4.5, 0.05);
+        model.updateCandidate(faster);
+        QCOMPARE(graph(QStringLiteral("same")).toString(), QStringLiteral("2.00×"));
     }
 
     void damagedParentCycleStaysFinite()

@@ -12,6 +12,7 @@
 
 #include <Qsci/qsciscintilla.h>
 
+#include <QDockWidget>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSettings>
@@ -145,6 +146,8 @@ private slots:
         w.selectCandidate(QStringLiteral("c0003"));
         QsciScintilla *editor = w.codeView()->editor();
         QCOMPARE(editor->firstVisibleLine(), 0);
+        // The verdicts share their place with the evaluation details: bring them to the front.
+        w.findChild<QDockWidget *>(QStringLiteral("dockVerdicts"))->raise();
 
         QTreeWidget *tree = w.verdictsView()->treeWidget();
         QTreeWidgetItem *item = findItem(tree, QStringLiteral("integrity.reference_call"));
