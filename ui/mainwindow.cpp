@@ -172,7 +172,7 @@ void MainWindow::applyDefaultLayout()
         tabifyDockWidget(runs, cands);
         cands->raise();
     } else {
-        resizeDocks({runs, cands}, {top * 45 / 100, top * 55 / 100}, Qt::Vertical);
+        resizeDocks({runs, cands}, {top / 2, top / 2}, Qt::Vertical);
     }
     resizeDocks({cands, evaluation}, {left, right}, Qt::Horizontal);
     resizeDocks({latency}, {bottom}, Qt::Vertical);
@@ -335,8 +335,7 @@ void MainWindow::restoreSettings()
     m_defaultLayoutPending = !restoreState(s.value(kState).toByteArray(), kStateVersion);
     m_tree->restoreHeaderState(s.value(kHeader).toByteArray());
     m_runs->setRecentRuns(s.value(kRecentRuns).toStringList());
-    if (auto *split = m_runs->findChild<QSplitter *>(QStringLiteral("runsSplitter")))
-        split->restoreState(s.value(kRunsSplitter).toByteArray());
+    m_runs->restoreSplitterState(s.value(kRunsSplitter).toByteArray());
     setTheme(theme::fromName(s.value(kTheme).toString()));
 }
 

@@ -85,20 +85,37 @@ RunsDock::RunsDock(QWidget *parent)
     runsLayout->addLayout(buttons);
     runsLayout->addWidget(m_runs);
 
-    auto *split = new QSplitter(Qt::Vertical, this);
-    split->setObjectName(QStringLiteral("runsSplitter"));
-    split->addWidget(runsBox);
-    split->addWidget(m_tasks);
-    split->setChildrenCollapsible(false);
-    // The task list gets the larger part: the eight recurrent tasks and their heading fit.
-    split->setStretchFactor(0, 1);
-    split->setStretchFactor(1, 2);
+    m_split = new QSplitter(Qt::Vertical, this);
+    m_split->setObjectName(QStringLiteral("runsSplitter"));
+    m_split->addWidget(runsBox);
+    m_split->addWidget(m_tasks);
+    m_split->setChildrenCollapsible(false);
+    connect(m_split, &QSplitter::splitterMoved, this, [this] { m_splitFixed = true; });
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(split);
+    layout->addWidget(m_split);
     setRunsDir(env::runsDir());
     setDemoDir(env::resourcesDir() + QStringLiteral("/demo"));
     setCurrentRun({});
+}
+
+bool RunsDock::restoreSplitterState(const QByteArray &state)
+{
+    m_splitFixed = !state.isEmpty() && m_split->restoreState(state);
+    return m_splitFixed;
+}
+
+void RunsDock::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    if (m_splitFixed || height() <= 0)
+        return;
+    // Until a person moves the split: the task list gets what the eight recurrent tasks and their
+    // heading need (ten rows and the header), the runs the rest, but at least a third.
+    const int total = height(); // the splitter fills the panel (no margins)
+    const int row = m_tasks->fontMetrics().height() + 4;
+    const int tasks = std::clamp(11 * row + 8, total / 2, total * 2 / 3);
+    m_split->setSizes({total - tasks, tasks});
 }
 
 QTreeWidgetItem *RunsDock::group(Group g) const

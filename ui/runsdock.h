@@ -4,6 +4,7 @@
 #include <QStringList>
 #include <QWidget>
 
+class QSplitter;
 class QTreeWidget;
 class QTreeWidgetItem;
 
@@ -40,6 +41,8 @@ public:
     QStringList runsIn(Group group) const;
     /// The line naming the run on display.
     QString currentRunText() const;
+    /// The runs/tasks split from an earlier session; false (and the automatic split) when none.
+    bool restoreSplitterState(const QByteArray &state);
 
 public slots:
     /// Lists the runs and tasks again.
@@ -53,6 +56,9 @@ signals:
     void openRunRequested();
     /// Both lists are filled (tests wait for it).
     void refreshed();
+
+protected:
+    void resizeEvent(QResizeEvent *event) override;
 
 private:
     void fillRuns();
@@ -69,6 +75,8 @@ private:
     ElidedLabel *m_current;
     QTreeWidget *m_runs;
     QTreeWidget *m_tasks;
+    QSplitter *m_split;
+    bool m_splitFixed = false; ///< restored or moved by a person: the split is theirs
     quint64 m_generation = 0;
     int m_pendingLists = 0;
 };

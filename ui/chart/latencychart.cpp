@@ -237,6 +237,9 @@ void LatencyChart::rebuild()
         logY->setBase(10);
         logY->setLabelFormat(QStringLiteral("%g"));
         logY->setMinorTickCount(8);
+        // Minor lines help read a log axis, but quietly: full-strength they crowd the bars.
+        QColor minor = m_dark ? QColor(255, 255, 255, 28) : QColor(0, 0, 0, 22);
+        logY->setMinorGridLinePen(QPen(minor, 1));
         y = logY;
     } else {
         auto *linY = new QValueAxis;
@@ -318,10 +321,6 @@ void LatencyChart::rebuild()
     }
     categories->append(labels.isEmpty() ? QStringList{QString()} : labels);
     categories->setLabelsAngle(labels.size() > 12 ? -60 : 0);
-    m_chart->addSeries(spread);
-    spread->attachAxis(categories);
-    spread->attachAxis(y);
-    connect(spread, &QBoxPlotSeries::clicked, this, [this](QBoxSet *set) { emit candidateClicked(set->label()); });
     // The legend's colour keys: series without points, one per colour that is used.
     auto key = [&](bool used, const QString &name, const QColor &colour) {
         if (!used)
@@ -336,6 +335,10 @@ void LatencyChart::rebuild()
     key(anyEligible, tr("eligible"), eligibleColour());
     key(anyViolation, tr("correct, integrity violation"), violationColour());
     key(anyWrong, tr("not correct"), wrongColour());
+    m_chart->addSeries(spread);
+    spread->attachAxis(categories);
+    spread->attachAxis(y);
+    connect(spread, &QBoxPlotSeries::clicked, this, [this](QBoxSet *set) { emit candidateClicked(set->label()); });
 
     auto hline = [&](double ms, const QString &name, const QColor &colour, Qt::PenStyle style) {
         if (!std::isfinite(ms))
