@@ -89,7 +89,8 @@ inline LlmExchange exchange(store::RunWriter &w, const QString &callType, int in
     return x;
 }
 
-inline StandardRun writeStandardRun(const QString &runsDir)
+/// A writer for a new 39_GRU replay run under `runsDir` (fatal on failure: a fixture must exist).
+inline std::unique_ptr<store::RunWriter> gruRunWriter(const QString &runsDir)
 {
     RunInfo info;
     info.taskName = QStringLiteral("39_GRU");
@@ -100,20 +101,32 @@ inline StandardRun writeStandardRun(const QString &runsDir)
     std::unique_ptr<store::RunWriter> w = store::RunWriter::create(runsDir, info, &error);
     if (!w)
         qFatal("RunWriter::create failed: %s", qPrintable(error));
+    return w;
+}
 
-    auto add = [&](Candidate c, std::optional<EvalResult> r, const QString &callType, int in, int out) {
-        LlmExchange x = exchange(*w, callType, in, out);
-        x.candidateId = c.id;
-        c.exchangeIds = {x.id};
-        if (!w->addExchange(x) || !w->addCandidate(c, code(c.id)))
-            qFatal("RunWriter failed: %s", qPrintable(w->lastError()));
-        if (r) {
-            c.status = CandidateStatus::Evaluated;
-            c.eval = r;
-            if (!w->updateCandidate(c))
-                qFatal("RunWriter failed: %s", qPrintable(w->lastError()));
-        }
-        return c.id;
+/// Adds a candidate with the LLM call that made it and, when given, its evaluation; returns its id.
+inline QString addCandidate(store::RunWriter &w, Candidate c, const std::optional<EvalResult> &r, const QString &callType,
+                            int in, int out)
+{
+    LlmExchange x = exchange(w, callType, in, out);
+    x.candidateId = c.id;
+    c.exchangeIds = {x.id};
+    if (!w.addExchange(x) || !w.addCandidate(c, code(c.id)))
+        qFatal("RunWriter failed: %s", qPrintable(w.lastError()));
+    if (r) {
+        c.status = CandidateStatus::Evaluated;
+        c.eval = r;
+        if (!w.updateCandidate(c))
+            qFatal("RunWriter failed: %s", qPrintable(w.lastError()));
+    }
+    return c.id;
+}
+
+inline StandardRun writeStandardRun(const QString &runsDir)
+{
+    std::unique_ptr<store::RunWriter> w = gruRunWriter(runsDir);
+    auto add = [&](const Candidate &c, const std::optional<EvalResult> &r, const QString &callType, int in, int out) {
+        return addCandidate(*w, c, r, callType, in, out);
     };
     const QString seed1 = add(candidate(*w, CandidateKind::Seed, {}, QStringLiteral("seed1")),
                               eval(EvalStatus::CompileError), QStringLiteral("seed1"), 1000, 500);
@@ -164,27 +177,8 @@ inline StandardRun writeStandardRun(const QString &runsDir)
 ///   c0007 stage_block (compile error: tl.tanh)
 inline StandardRun writeFailingRun(const QString &runsDir)
 {
-    RunInfo info;
-    info.taskName = QStringLiteral("39_GRU");
-    info.taskFile = QStringLiteral("tasks/level3/39_GRU.py");
-    info.provider = QStringLiteral("replay");
-    info.model = QStringLiteral("deepseek-chat");
-    QString error;
-    std::unique_ptr<store::RunWriter> w = store::RunWriter::create(runsDir, info, &error);
-    if (!w)
-        qFatal("RunWriter::create failed: %s", qPrintable(error));
-    auto add = [&](Candidate c, const EvalResult &r) {
-        LlmExchange x = exchange(*w, c.label, 1200, 800);
-        x.candidateId = c.id;
-        c.exchangeIds = {x.id};
-        if (!w->addExchange(x) || !w->addCandidate(c, code(c.id)))
-            qFatal("RunWriter failed: %s", qPrintable(w->lastError()));
-        c.status = CandidateStatus::Evaluated;
-        c.eval = r;
-        if (!w->updateCandidate(c))
-            qFatal("RunWriter failed: %s", qPrintable(w->lastError()));
-        return c.id;
-    };
+    std::unique_ptr<store::RunWriter> w = gruRunWriter(runsDir);
+    auto add = [&](const Candidate &c, const EvalResult &r) { return addCandidate(*w, c, r, c.label, 1200, 800); };
     constexpr qint64 MiB = qint64(1) << 20;
     EvalResult naive = eval(EvalStatus::Ok, 121.4, 3.2);
     naive.maxAbsErr = 2.4e-7;
