@@ -159,7 +159,9 @@ void CandidateTreeView::fitColumns()
     const int room = m_tree->viewport()->width();
     for (int column = 0; column < CandidateTreeModel::ColumnCount; ++column) {
         m_tree->resizeColumnToContents(column);
-        const int cap = column == CandidateTreeModel::StatusColumn ? std::clamp(room / 4, 100, 220) : 340;
+        const int cap = column == CandidateTreeModel::StatusColumn ? std::clamp(room / 4, 100, 220)
+                        : column == CandidateTreeModel::NameColumn ? std::clamp(room * 3 / 5, 340, 480)
+                                                                   : 340;
         if (m_tree->columnWidth(column) > cap)
             m_tree->setColumnWidth(column, cap);
     }

@@ -44,9 +44,34 @@ OUT=$out WORK=$work APP=$app timeout 600 xvfb-run -a -s "-screen 0 1920x1080x24"
 /usr/bin/python3 - "$out" "$work/shots.txt" <<'PY'
 import os, struct, sys, zlib
 out, listing = sys.argv[1], sys.argv[2]
+
+def row_at(raw, width, colour_type, py):
+    """Undoes the PNG row filters down to row py (8-bit RGB or RGBA) and returns that row's pixels."""
+    bpp = {2: 3, 6: 4}[colour_type]
+    stride = width * bpp
+    prev = bytearray(stride)
+    for y in range(py + 1):
+        start = y * (stride + 1)
+        kind, line = raw[start], bytearray(raw[start + 1:start + 1 + stride])
+        for x in range(stride):
+            a = line[x - bpp] if x >= bpp else 0
+            b = prev[x]
+            c = prev[x - bpp] if x >= bpp else 0
+            if kind == 1:
+                line[x] = (line[x] + a) & 255
+            elif kind == 2:
+                line[x] = (line[x] + b) & 255
+            elif kind == 3:
+                line[x] = (line[x] + (a + b) // 2) & 255
+            elif kind == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        prev = line
+    return [tuple(prev[x:x + 3]) for x in range(0, stride, bpp)]
 failed = 0
 for line in open(listing):
-    name, size = line.strip().split("|")[:2]
+    name, size, theme = line.strip().split("|")[:3]
     want = tuple(int(v) for v in size.split("x"))
     path = os.path.join(out, name + ".png")
     if not os.path.exists(path) or os.path.getsize(path) == 0:
@@ -63,8 +88,13 @@ for line in open(listing):
     raw = zlib.decompress(idat)
     # A blank or single-colour window has very few distinct byte values.
     distinct = len(set(raw[:: max(1, len(raw) // 200000)]))
-    ok = (w, h) == want and distinct > 40
-    print("%s %s: %dx%d, %d bytes, %d distinct byte values" % ("ok  " if ok else "FAIL", name, w, h, len(data), distinct))
+    # The theme took: across row 300 (lists, code, text views) the median pixel is dark or light as asked.
+    row = sorted(sum(p) / 3 for p in row_at(raw, w, data[25], 300))
+    luminance = row[len(row) // 2]
+    theme_ok = luminance < 90 if theme == "dark" else luminance > 180
+    ok = (w, h) == want and distinct > 40 and theme_ok
+    print("%s %s: %dx%d, %d bytes, %d distinct byte values, %s: median luminance %d" %
+          ("ok  " if ok else "FAIL", name, w, h, len(data), distinct, theme, luminance))
     failed += not ok
 sys.exit(1 if failed else 0)
 PY
