@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "chart/latencychart.h"
 
+#include "icons.h"
 #include "speedup.h"
 
 #include <QtCharts/QBarCategoryAxis>
@@ -116,7 +117,7 @@ QList<LatencyChart::Bar> LatencyChart::barsOf(const Run &run)
         b.eligible = c.isEligibleForBest();
         b.correct = c.isCorrect();
         if (!b.correct) {
-            b.speedup = toName(c.eval->status);
+            b.speedup = icons::statusText(c); // no speedup for a wrong result: say what it is
         } else if (const Speedup g = Speedup::vsGraph(*c.eval); g.isValid()) {
             b.speedup = tr("%1 graph").arg(g.shortText());
         } else if (const Speedup e = Speedup::vsEager(*c.eval); e.isValid()) {

@@ -167,7 +167,7 @@ private slots:
         QCOMPARE(labels.size(), chart.barCount());
         // c2 30 ms: 9 / 30 against the graph; c4 is wrong: no speedup, its status; c7 2 ms: 4.5x.
         QCOMPARE(labels.at(0), QStringLiteral("30 ms\n0.30× graph"));
-        QCOMPARE(labels.at(2), QStringLiteral("12 ms\nwrong_result"));
+        QCOMPARE(labels.at(2), QStringLiteral("12 ms\nwrong result"));
         QCOMPARE(labels.at(4), QStringLiteral("2 ms\n4.50× graph"));
         const QList<LatencyChart::Bar> bars = LatencyChart::barsOf(run);
         QCOMPARE(bars.at(1).speedup, QStringLiteral("0.90× graph"));
