@@ -504,12 +504,14 @@ void MainWindow::updateRunSummary()
     if (const Candidate *best = r.candidate(m_model->bestId()); best && best->eval) {
         s += tr("  ·  best %1").arg(best->id);
         QStringList scores;
-        if (const Speedup g = Speedup::vsGraph(*best->eval); g.isValid())
-            scores << tr("%1 vs graph").arg(g.text());
-        if (const Speedup e = Speedup::vsEager(*best->eval); e.isValid())
-            scores << tr("%1 vs eager").arg(e.text());
+        auto score = [&](const Speedup &sp, const QString &against) {
+            if (sp.isValid())
+                scores << (sp.withinNoise ? tr("%1 vs %2 (within noise)") : tr("%1 vs %2")).arg(sp.shortText(), against);
+        };
+        score(Speedup::vsGraph(*best->eval), tr("graph"));
+        score(Speedup::vsEager(*best->eval), tr("eager"));
         if (!scores.isEmpty())
-            s += QStringLiteral(" (%1)").arg(scores.join(QStringLiteral(", ")));
+            s += QStringLiteral(": ") + scores.join(QStringLiteral(", "));
     }
     m_summary->setFullText(s);
 }
@@ -663,6 +665,9 @@ void MainWindow::onRunFinished(RunState state)
     m_model->setRunInfo(info);
     updateRunSummary();
     refreshLiveViews();
+    // Nothing chosen while the run went by: show its result rather than empty views.
+    if (m_selected.isEmpty() && !m_model->bestId().isEmpty())
+        selectCandidate(m_model->bestId());
     statusBar()->showMessage(tr("Run %1").arg(toName(state)), 8000);
 }
 

@@ -4,6 +4,7 @@
 #include "candidatetreemodel.h"
 #include "candidatetreeview.h"
 #include "codeview.h"
+#include "evaldetailsview.h"
 #include "exchangeview.h"
 #include "fixturerun.h"
 #include "gatebar.h"
@@ -357,6 +358,25 @@ private slots:
         emit engine.finished(RunState::Finished);
         QCOMPARE(w.run().info.state, RunState::Finished);
         QVERIFY(w.gateBar()->isHidden());
+    }
+
+    void finishedRunShowsItsBest()
+    {
+        // Candidates arrive without a gate, so nobody selects one: at the end the best is shown,
+        // with its evaluation, rather than empty views.
+        ScriptedEngine engine;
+        engine.m_run.info = m_fixture.run.info;
+        MainWindow w;
+        w.setInteractive(false);
+        w.attachPipeline(&engine, m_fixture.dir);
+        QVERIFY(w.candidateView()->currentCandidateId().isEmpty());
+        for (const QString &id : {QStringLiteral("c0002"), QStringLiteral("c0005")})
+            emit engine.candidateAdded(*m_fixture.run.candidate(id));
+        QVERIFY(w.candidateView()->currentCandidateId().isEmpty());
+        emit engine.finished(RunState::Finished);
+        QCOMPARE(w.candidateView()->currentCandidateId(), w.candidateModel()->bestId());
+        QVERIFY(!w.candidateModel()->bestId().isEmpty());
+        QVERIFY(w.evalDetailsView()->plainText().contains(w.candidateModel()->bestId()));
     }
 
     void exchangeStreamsInBatches()
