@@ -115,9 +115,15 @@ CandidateTreeView::CandidateTreeView(CandidateTreeModel *model, QWidget *parent)
     connect(m_tree->selectionModel(), &QItemSelectionModel::currentChanged, this,
             &CandidateTreeView::onCurrentChanged);
     connect(m_proxy, &QAbstractItemModel::rowsInserted, this, &CandidateTreeView::onRowsInserted);
+    // Fitting waits for the view to lay out the new rows (it measures the rows it has laid out), and
+    // one fit serves a burst of live inserts.
+    m_fitTimer.setSingleShot(true);
+    m_fitTimer.setInterval(0);
+    connect(&m_fitTimer, &QTimer::timeout, this, &CandidateTreeView::fitColumns);
+    connect(m_proxy, &QAbstractItemModel::rowsInserted, this, [this] { m_fitTimer.start(); });
     connect(m_proxy, &QAbstractItemModel::modelReset, this, [this] {
         m_tree->expandAll();
-        fitColumns();
+        m_fitTimer.start();
         // A new run: nothing is selected any more, and the same id later is a new selection.
         if (!m_lastEmitted.isEmpty()) {
             m_lastEmitted.clear();

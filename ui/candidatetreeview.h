@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <QTimer>
 #include <QWidget>
 
 class QLineEdit;
@@ -47,6 +48,7 @@ private:
     QLineEdit *m_filter;
     QTreeView *m_tree;
     QString m_lastEmitted;
+    QTimer m_fitTimer;
     bool m_fitting = false;
     bool m_userSized = false; ///< a person dragged a column edge: their widths win over fitting
 };

@@ -250,6 +250,43 @@ private slots:
         QCOMPARE(graph(QStringLiteral("same")).toString(), QStringLiteral("2.00×"));
     }
 
+    void columnsFitLiveRowsUntilAPersonResizes()
+    {
+        // A live run starts with the baseline only; later rows with long labels widen the name
+        // column (it was fitted to the first rows and cut every later name to "c0…ne").
+        auto cand = [](const QString &id, const QString &parent, const QString &label) {
+            Candidate c;
+            c.id = id;
+            c.parentId = parent;
+            c.label = label;
+            c.status = CandidateStatus::Evaluated;
+            c.eval = fixture::eval(EvalStatus::Ok, 5.0, 0.05);
+            return c;
+        };
+        Run run;
+        run.candidates = {cand(QStringLiteral("c0001"), {}, QStringLiteral("baseline"))};
+        CandidateTreeModel model;
+        CandidateTreeView view(&model);
+        view.resize(900, 400);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        model.setRun(run);
+        QTreeView *tree = view.treeView();
+        const QFontMetrics fm = tree->fontMetrics();
+        QTRY_VERIFY(tree->columnWidth(CandidateTreeModel::NameColumn) >= fm.horizontalAdvance(QStringLiteral("c0001  baseline")));
+        const QString longName = QStringLiteral("c0002  algorithm_optimized_seed1_repair1");
+        model.addCandidate(cand(QStringLiteral("c0002"), QStringLiteral("c0001"), QStringLiteral("algorithm_optimized_seed1_repair1")));
+        QTRY_VERIFY(tree->columnWidth(CandidateTreeModel::NameColumn) >= fm.horizontalAdvance(longName) + tree->indentation());
+        QHeaderView *header = tree->header();
+        for (int column : {int(CandidateTreeModel::ScoreGraphColumn), int(CandidateTreeModel::ScoreEagerColumn)})
+            QVERIFY(header->sectionViewportPosition(column) + header->sectionSize(column) <= tree->viewport()->width());
+        // A person's width wins over fitting.
+        header->resizeSection(CandidateTreeModel::NameColumn, 120);
+        model.addCandidate(cand(QStringLiteral("c0003"), QStringLiteral("c0002"), QStringLiteral("another_very_long_label_here")));
+        QCoreApplication::processEvents(); // lets a (wrongly) pending fit run
+        QCOMPARE(tree->columnWidth(CandidateTreeModel::NameColumn), 120);
+    }
+
     void damagedParentCycleStaysFinite()
     {
         Run run;
