@@ -103,10 +103,10 @@ step "configure"
 
 # 4. Build only the kept tests' executables (ctest -N lists them before anything is built) plus
 #    kwb_ui, so the whole GUI library is compiled against Qt 6.8 + KF6 even where no test links it,
-#    and the GUI executable, which the real-window smoke test (gui_smoke_xvfb) starts.
+#    and the GUI executable and the fixture-run writer, which the real-window smoke test (gui_smoke_xvfb) starts.
 tests=$(run "ctest --test-dir build-trixie/build -N -E '$exclude'" | sed -n 's/^ *Test *#[0-9]*: //p')
 targets=$(run "ninja -C build-trixie/build -t targets all" | sed -n 's/^\([A-Za-z0-9_]*\): phony$/\1/p' | sort -u)
-build_list="kwb_ui kernel-workbench"
+build_list="kwb_ui kernel-workbench kwb_write_fixture_run"
 for t in $tests; do
     if grep -qx "$t" <<<"$targets"; then build_list="$build_list $t"; fi
 done

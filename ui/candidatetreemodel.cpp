@@ -2,9 +2,11 @@
 #include "candidatetreemodel.h"
 
 #include "icons.h"
+#include "speedup.h"
 
 #include <QBrush>
 #include <QColor>
+#include <QCoreApplication>
 #include <QFont>
 
 #include <cmath>
@@ -46,9 +48,30 @@ QString kindText(const Candidate &c)
     return {};
 }
 
-QString speedupText(double s)
+/// The speedup a score column shows: only for correct candidates (a wrong kernel's speed means nothing).
+Speedup scoreOf(const Candidate &c, int column)
 {
-    return std::isfinite(s) ? QStringLiteral("%1×").arg(s, 0, 'f', s < 10 ? 2 : 1) : QString();
+    if (!c.eval || !c.eval->correct())
+        return {};
+    return column == CandidateTreeModel::ScoreGraphColumn ? Speedup::vsGraph(*c.eval) : Speedup::vsEager(*c.eval);
+}
+
+QString scoreToolTip(const Candidate &c, int column)
+{
+    if (!c.eval)
+        return {};
+    const bool graph = column == CandidateTreeModel::ScoreGraphColumn;
+    const LatencyStats &base = graph ? c.eval->graph : c.eval->eager;
+    const QString name = graph ? QCoreApplication::translate("kwb::CandidateTreeModel", "the CUDA graph of the reference")
+                               : QCoreApplication::translate("kwb::CandidateTreeModel", "PyTorch eager");
+    if (!c.eval->correct())
+        return QCoreApplication::translate("kwb::CandidateTreeModel", "No speedup: the candidate is not correct (%1)")
+            .arg(toName(c.eval->status));
+    if (!base.isValid())
+        return graph ? QCoreApplication::translate("kwb::CandidateTreeModel",
+                                                   "No CUDA-graph baseline was measured (CPU run, or the graph could not be captured)")
+                     : QCoreApplication::translate("kwb::CandidateTreeModel", "No eager baseline was measured");
+    return scoreOf(c, column).explanation(name, base, c.eval->candidate);
 }
 
 // Four significant digits read well from 0.01 ms kernels to 100 ms baselines.
@@ -280,9 +303,13 @@ QVariant CandidateTreeModel::displayData(const Candidate &c, int node, int colum
         return c.id == m_bestId ? QStringLiteral("★ best, ") + s : s;
     }
     case ScoreEagerColumn:
-        return c.eval && c.eval->correct() ? speedupText(c.eval->speedupVsEager()) : QString();
-    case ScoreGraphColumn:
-        return c.eval && c.eval->correct() ? speedupText(c.eval->speedupVsGraph()) : QString();
+    case ScoreGraphColumn: {
+        const Speedup s = scoreOf(c, column);
+        if (s.isValid())
+            return s.text();
+        // Correct but no baseline to compare with: say "not measured" rather than leave a hole.
+        return c.eval && c.eval->correct() ? QStringLiteral("–") : QString();
+    }
     case LatencyColumn: {
         const double m = medianOf(c);
         if (!std::isfinite(m))
@@ -308,6 +335,39 @@ QVariant CandidateTreeModel::displayData(const Candidate &c, int node, int colum
     return {};
 }
 
+QVariant CandidateTreeModel::toolTip(const Candidate &c, int node, int column) const
+{
+    // Every cell's full text is in its tooltip, with what a narrow column cannot say.
+    QStringList lines;
+    switch (column) {
+    case NameColumn:
+        lines << (c.label.isEmpty() ? c.id : QStringLiteral("%1  %2").arg(c.id, c.label));
+        break;
+    case StatusColumn:
+        lines << displayData(c, node, column).toString();
+        if (c.eval && !c.eval->reason.isEmpty())
+            lines << c.eval->reason;
+        break;
+    case ScoreEagerColumn:
+    case ScoreGraphColumn:
+        if (const QString t = scoreToolTip(c, column); !t.isEmpty())
+            return t;
+        break;
+    case RooflineColumn:
+        if (const auto p = c.shownProfile()) {
+            const Roofline r = rooflineOf(p->metrics);
+            lines << (r.isValid() ? r.details() : p->note);
+        }
+        break;
+    default:
+        if (const QString t = displayData(c, node, column).toString(); !t.isEmpty())
+            lines << t;
+    }
+    if (!c.note.isEmpty())
+        lines << c.note;
+    return lines.isEmpty() ? QVariant() : QVariant(lines.join(u'\n'));
+}
+
 QVariant CandidateTreeModel::sortData(const Candidate &c, int node, int column) const
 {
     switch (column) {
@@ -318,9 +378,8 @@ QVariant CandidateTreeModel::sortData(const Candidate &c, int node, int column) 
     case StatusColumn:
         return int(icons::badgeOf(c));
     case ScoreEagerColumn:
-        return c.eval && c.eval->correct() ? numberOrNothing(c.eval->speedupVsEager()) : QVariant();
     case ScoreGraphColumn:
-        return c.eval && c.eval->correct() ? numberOrNothing(c.eval->speedupVsGraph()) : QVariant();
+        return numberOrNothing(scoreOf(c, column).value);
     case LatencyColumn:
         return numberOrNothing(medianOf(c));
     case DeltaColumn:
@@ -348,17 +407,16 @@ QVariant CandidateTreeModel::data(const QModelIndex &index, int role) const
         return c.id;
     case SortRole:
         return sortData(c, node, index.column());
+    case CompactTextRole:
+        if (index.column() == ScoreEagerColumn || index.column() == ScoreGraphColumn) {
+            const Speedup s = scoreOf(c, index.column());
+            return s.withinNoise ? QVariant(s.shortText()) : QVariant();
+        }
+        return {};
     case Qt::DecorationRole:
         return index.column() == NameColumn ? QVariant(icons::candidateIcon(c)) : QVariant();
     case Qt::ToolTipRole:
-        if (index.column() == StatusColumn && c.eval && !c.eval->reason.isEmpty())
-            return c.eval->reason;
-        if (index.column() == RooflineColumn)
-            if (const auto p = c.shownProfile()) {
-                const Roofline r = rooflineOf(p->metrics);
-                return r.isValid() ? r.details() : p->note;
-            }
-        return c.note.isEmpty() ? QVariant() : QVariant(c.note);
+        return toolTip(c, node, index.column());
     case Qt::FontRole:
         if (c.id == m_bestId) {
             QFont f;
@@ -367,6 +425,8 @@ QVariant CandidateTreeModel::data(const QModelIndex &index, int role) const
         }
         return {};
     case Qt::ForegroundRole:
+        if ((index.column() == ScoreEagerColumn || index.column() == ScoreGraphColumn) && scoreOf(c, index.column()).withinNoise)
+            return QBrush(QColor(0x80, 0x80, 0x80)); // greyed: not a measured change
         if (index.column() == DeltaColumn) {
             const double d = deltaVsParent(node);
             if (std::isfinite(d) && std::abs(d) >= 1.0)
@@ -408,9 +468,11 @@ QVariant CandidateTreeModel::headerData(int section, Qt::Orientation orientation
     if (role == Qt::ToolTipRole) {
         switch (section) {
         case ScoreEagerColumn:
-            return tr("Speedup against PyTorch eager (baseline median / candidate median)");
+            return tr("Speedup against PyTorch eager (baseline median / candidate median); "
+                      "≈ … (within noise): inside the measured spread of the two timings");
         case ScoreGraphColumn:
-            return tr("Speedup against the same eager call captured in a CUDA graph");
+            return tr("Speedup against the same eager call captured in a CUDA graph: the honest bar; "
+                      "≈ … (within noise): inside the measured spread of the two timings");
         case LatencyColumn:
             return tr("Median latency ± standard deviation over the timed trials, in milliseconds");
         case DeltaColumn:

@@ -21,6 +21,7 @@ public:
     enum Role {
         CandidateIdRole = Qt::UserRole + 1, ///< QString: the candidate's id
         SortRole, ///< a number (or the creation order) to sort the column by; invalid when there is none
+        CompactTextRole, ///< QString: a shorter display text for a narrow column ("≈1.02×"); invalid when there is none
     };
 
     explicit CandidateTreeModel(QObject *parent = nullptr);
@@ -67,6 +68,7 @@ private:
     QModelIndex indexOfNode(int node, int column) const;
     QVariant displayData(const Candidate &c, int node, int column) const;
     QVariant sortData(const Candidate &c, int node, int column) const;
+    QVariant toolTip(const Candidate &c, int node, int column) const;
     double deltaVsParent(int node) const;
     void updateBest();
     QString computeBest() const;

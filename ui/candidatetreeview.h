@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <QTimer>
 #include <QWidget>
 
 class QLineEdit;
@@ -27,6 +28,8 @@ public:
     /// Column widths and sort order, for QSettings.
     QByteArray saveHeaderState() const;
     void restoreHeaderState(const QByteArray &state);
+    /// Fits the columns to their contents (capped), unless a person resized one in this session.
+    void fitColumns();
 
 public slots:
     /// Selects (and scrolls to) a candidate; clears the filter when the filter hides it.
@@ -45,6 +48,9 @@ private:
     QLineEdit *m_filter;
     QTreeView *m_tree;
     QString m_lastEmitted;
+    QTimer m_fitTimer;
+    bool m_fitting = false;
+    bool m_userSized = false; ///< a person dragged a column edge: their widths win over fitting
 };
 
 } // namespace kwb

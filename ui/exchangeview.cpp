@@ -98,8 +98,10 @@ void ExchangeView::showExchanges(const QList<LlmExchange> &exchanges)
     m_shown = exchanges;
     const QSignalBlocker block(m_picker);
     m_picker->clear();
-    for (const auto &x : exchanges)
+    for (const auto &x : exchanges) {
         m_picker->addItem(pickerText(x), x.id);
+        m_picker->setItemData(m_picker->count() - 1, pickerText(x), Qt::ToolTipRole);
+    }
     // The last call is the one that produced the code; earlier ones are the analysis or the seed.
     m_picker->setCurrentIndex(int(exchanges.size()) - 1);
     display(int(exchanges.size()) - 1);
@@ -174,17 +176,21 @@ void ExchangeView::updateInfo()
         return;
     const LlmExchange &x = m_shown[m_current];
     const QLocale loc;
+    // Two short lines (both fit a 320 px dock); the tooltip has everything, the start time too.
     QString first = tr("%1 / %2").arg(x.provider.isEmpty() ? tr("provider?") : x.provider,
                                       x.model.isEmpty() ? tr("model?") : x.model);
-    if (x.startedAt.isValid())
-        first += QStringLiteral("  ·  ") + x.startedAt.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
-    const QString second = tr("%1 in + %2 out tokens%3  ·  $%4  ·  %5 s")
+    first += tr("  ·  %1 s").arg(x.durationMs / 1000.0, 0, 'f', 1);
+    const QString second = tr("%1 in + %2 out tokens%3  ·  $%4")
                                .arg(loc.toString(x.inputTokens), loc.toString(x.outputTokens),
-                                    x.tokensEstimated ? tr(" (estimated)") : QString())
-                               .arg(x.costUsd, 0, 'f', 4)
-                               .arg(x.durationMs / 1000.0, 0, 'f', 1);
+                                    x.tokensEstimated ? tr(" (est.)") : QString())
+                               .arg(x.costUsd, 0, 'f', 4);
     m_info->setText(first + QLatin1Char('\n') + second);
-    m_info->setToolTip(m_info->text());
+    QString tip = first + QLatin1Char('\n') + second;
+    if (x.startedAt.isValid())
+        tip += tr("\nstarted %1").arg(x.startedAt.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")));
+    if (x.tokensEstimated)
+        tip += tr("\ntoken counts estimated from the text");
+    m_info->setToolTip(tip);
 }
 
 void ExchangeView::onExchangeStarted(const LlmExchange &x)

@@ -77,9 +77,14 @@ GateBar::GateBar(QWidget *parent)
     m_reprompt->setPlaceholderText(tr("Follow-up for the LLM (Re-prompt)…"));
     m_reprompt->setClearButtonEnabled(true);
 
+    // Two rows of buttons: in one row they asked the code area for 660 px, which squeezed every
+    // dock at 1280x720.
     auto *buttons = new QHBoxLayout;
     buttons->setSpacing(4);
-    auto add = [&](GateAction a, const QString &text, const QString &tip) { buttons->addWidget(addButton(a, text, tip)); };
+    auto *moreButtons = new QHBoxLayout;
+    moreButtons->setSpacing(4);
+    QHBoxLayout *row = buttons;
+    auto add = [&](GateAction a, const QString &text, const QString &tip) { row->addWidget(addButton(a, text, tip)); };
     add(GateAction::Approve, tr("&Approve"), tr("Go on as planned"));
     add(GateAction::EditPrompt, tr("Edit &prompt…"), tr("Change the prompt before it is sent"));
     add(GateAction::EditCode, tr("Edit &code"), tr("Edit the candidate in the code view, then submit it as a manual edit"));
@@ -88,8 +93,9 @@ GateBar::GateBar(QWidget *parent)
     repromptRow->setSpacing(4);
     repromptRow->addWidget(m_reprompt, 1);
     repromptRow->addWidget(addButton(GateAction::Reprompt, tr("&Re-prompt"), tr("Send the follow-up in the same conversation")));
-    add(GateAction::Skip, tr("S&kip stage"), tr("Skip this step"));
     add(GateAction::UseAsBase, tr("Use as &base"), tr("Build what follows on the candidate selected in the tree"));
+    row = moreButtons;
+    add(GateAction::Skip, tr("S&kip stage"), tr("Skip this step"));
     add(GateAction::Override, tr("&Override integrity…"), tr("Accept an integrity violation; asks for a written reason"));
     add(GateAction::Stop, tr("&Stop"), tr("Stop the run; it can be resumed"));
     m_buttons.value(int(GateAction::Approve))->setDefault(true);
@@ -111,7 +117,9 @@ GateBar::GateBar(QWidget *parent)
     layout->addWidget(m_title);
     layout->addWidget(m_summary);
     buttons->addStretch(1);
+    moreButtons->addStretch(1);
     layout->addLayout(buttons);
+    layout->addLayout(moreButtons);
     layout->addLayout(repromptRow);
     hide();
 }

@@ -7,10 +7,13 @@
 #include "codeview.h"
 #include "diff/diffview.h"
 #include "env/locations.h"
+#include "evaldetailsview.h"
 #include "exchangeview.h"
 #include "gatebar.h"
 #include "gpu/gpustatuswidget.h"
+#include "elidedlabel.h"
 #include "icons.h"
+#include "speedup.h"
 #include "pipeline/cassettes.h"
 #include "pipeline/pipeline.h"
 #include "profile/profileview.h"
@@ -56,8 +59,9 @@ const QString kHeader = QStringLiteral("candidates/header");
 const QString kRunsSplitter = QStringLiteral("runs/splitter");
 const QString kTheme = QStringLiteral("theme");
 const QString kLastRun = QStringLiteral("lastRun");
+const QString kRecentRuns = QStringLiteral("recentRuns");
 const QString kLastNewRun = QStringLiteral("newRun/last");
-constexpr int kStateVersion = 2; // 2: the diff and latency docks and the run toolbar
+constexpr int kStateVersion = 3; // 2: the diff and latency docks and the run toolbar; 3: the evaluation dock
 } // namespace
 
 MainWindow::MainWindow(QWidget *parent)
@@ -81,6 +85,7 @@ void MainWindow::createViews()
     m_tree = new CandidateTreeView(m_model, this);
     m_code = new CodeView(this);
     m_verdicts = new VerdictsView(this);
+    m_evalDetails = new EvalDetailsView(this);
     m_exchange = new ExchangeView(this);
     m_gateBar = new GateBar(this);
     m_runs = new RunsDock(this);
@@ -96,11 +101,13 @@ void MainWindow::createViews()
     layout->setSpacing(2);
     layout->addWidget(m_gateBar);
     layout->addWidget(m_code, 1);
-    // The gate bar's eight buttons and its re-prompt box need this much; the docks give way first.
-    central->setMinimumWidth(660);
+    // The gate bar's rows of buttons and its re-prompt box need this much; the docks give way first.
+    central->setMinimumWidth(460);
     setCentralWidget(central);
 
-    m_summary = new QLabel(tr("No run open"), this);
+    m_summary = new ElidedLabel(this);
+    m_summary->setObjectName(QStringLiteral("runSummary"));
+    m_summary->setFullText(tr("No run open"));
     m_progress = new QProgressBar(this);
     m_progress->setRange(0, 0); // busy indicator: the store does not report partial progress
     m_progress->setMaximumWidth(160);
@@ -112,8 +119,6 @@ void MainWindow::createViews()
     m_providerNote->setObjectName(QStringLiteral("providerNote"));
     m_providerNote->hide();
     m_gpu = new GpuStatusWidget(this);
-    // "no NVIDIA GPU (library not found: …)" can be long: the tooltip has the whole text.
-    m_gpu->setMaximumWidth(380);
     statusBar()->addWidget(m_summary, 1);
     statusBar()->addPermanentWidget(m_providerNote);
     statusBar()->addPermanentWidget(m_runProgress);
@@ -137,18 +142,45 @@ void MainWindow::createDocks()
     auto *llm = dock(m_exchange, tr("LLM exchange"), QStringLiteral("dockExchange"), Qt::RightDockWidgetArea);
     auto *latency = dock(m_chart, tr("Latency"), QStringLiteral("dockLatency"), Qt::BottomDockWidgetArea);
     auto *diff = dock(m_diff, tr("Diff"), QStringLiteral("dockDiff"), Qt::BottomDockWidgetArea);
+    // Last, so the docks before keep their Alt+number shortcuts.
+    auto *evaluation = dock(m_evalDetails, tr("Evaluation"), QStringLiteral("dockEvaluation"), Qt::RightDockWidgetArea);
     auto *profile = dock(m_profile, tr("Profile"), QStringLiteral("dockProfile"), Qt::BottomDockWidgetArea);
     splitDockWidget(runs, cands, Qt::Vertical);
     splitDockWidget(verdicts, llm, Qt::Vertical);
+    // One candidate's evaluation (status, errors, timings, memory, checks, log) beside its verdicts.
+    tabifyDockWidget(verdicts, evaluation);
+    evaluation->raise();
     // The chart and the diff share the space under the code: one look at a time, both one click away.
     tabifyDockWidget(latency, diff);
     tabifyDockWidget(latency, profile);
     latency->raise();
-    resizeDocks({latency}, {300}, Qt::Vertical);
-    // First-start proportions; restoreState() replaces them once the user has arranged the docks.
-    resizeDocks({runs, cands}, {260, 700}, Qt::Vertical);
-    resizeDocks({cands, verdicts}, {760, 420}, Qt::Horizontal);
-    resizeDocks({verdicts, llm}, {320, 600}, Qt::Vertical);
+}
+
+void MainWindow::applyDefaultLayout()
+{
+    // Proportions of the window, so that 1280x720 and 1920x1080 both show every view with its text.
+    QDockWidget *runs = dockOf(m_runs);
+    QDockWidget *cands = dockOf(m_tree);
+    QDockWidget *evaluation = dockOf(m_evalDetails);
+    QDockWidget *llm = dockOf(m_exchange);
+    QDockWidget *latency = dockOf(m_chart);
+    if (!runs || !cands || !evaluation || !llm || !latency)
+        return;
+    const QSize s = size();
+    const int left = std::clamp(int(s.width() * 0.38), 400, 700);
+    const int right = std::clamp(int(s.width() * 0.25), 320, 540);
+    const int bottom = std::clamp(int(s.height() * 0.31), 210, 340);
+    const int top = s.height() - bottom - 100; // menu, tool bar, status bar
+    if (s.height() < 900) {
+        // Too short for both: the runs and tasks one tab away from the candidates, each at full height.
+        tabifyDockWidget(runs, cands);
+        cands->raise();
+    } else {
+        resizeDocks({runs, cands}, {top / 2, top / 2}, Qt::Vertical);
+    }
+    resizeDocks({cands, evaluation}, {left, right}, Qt::Horizontal);
+    resizeDocks({latency}, {bottom}, Qt::Vertical);
+    resizeDocks({evaluation, llm}, {top * 55 / 100, top * 45 / 100}, Qt::Vertical);
 }
 
 QAction *MainWindow::addAction(QMenu *menu, const QString &text, const QKeySequence &key,
@@ -303,18 +335,11 @@ void MainWindow::restoreSettings()
     QSettings s;
     if (!restoreGeometry(s.value(kGeometry).toByteArray()))
         resize(1500, 920);
-    if (!restoreState(s.value(kState).toByteArray(), kStateVersion)) {
-        // First start (or an older layout): the chart gets room enough for its bars and labels.
-        if (QDockWidget *d = dockOf(m_chart))
-            resizeDocks({d}, {340}, Qt::Vertical);
-        QDockWidget *left = dockOf(m_tree);
-        QDockWidget *right = dockOf(m_verdicts);
-        if (left && right)
-            resizeDocks({left, right}, {480, 380}, Qt::Horizontal);
-    }
+    // First start (or an older layout): sized from the window once it is shown at its size.
+    m_defaultLayoutPending = !restoreState(s.value(kState).toByteArray(), kStateVersion);
     m_tree->restoreHeaderState(s.value(kHeader).toByteArray());
-    if (auto *split = m_runs->findChild<QSplitter *>(QStringLiteral("runsSplitter")))
-        split->restoreState(s.value(kRunsSplitter).toByteArray());
+    m_runs->setRecentRuns(s.value(kRecentRuns).toStringList());
+    m_runs->restoreSplitterState(s.value(kRunsSplitter).toByteArray());
     setTheme(theme::fromName(s.value(kTheme).toString()));
 }
 
@@ -329,6 +354,13 @@ void MainWindow::saveSettings() const
     s.setValue(kTheme, theme::toName(theme::current()));
     if (!m_runDir.isEmpty())
         s.setValue(kLastRun, m_runDir);
+}
+
+void MainWindow::showEvent(QShowEvent *event)
+{
+    QMainWindow::showEvent(event);
+    if (std::exchange(m_defaultLayoutPending, false))
+        applyDefaultLayout();
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)
@@ -425,6 +457,7 @@ void MainWindow::onRunLoaded(const QString &dir, const Run &run, const QStringLi
     m_chart->setRun(run);
     m_profile->setRun(run);
     m_runs->setCurrentRun(dir);
+    QSettings().setValue(kRecentRuns, m_runs->recentRuns());
     setWindowTitle(tr("%1 — Kernel Workbench").arg(run.info.id.isEmpty() ? QFileInfo(dir).fileName() : run.info.id));
     updateRunSummary();
     QString msg = tr("Opened %1 (%2 candidates) in %3 ms").arg(QFileInfo(dir).fileName()).arg(run.candidates.size()).arg(elapsedMs);
@@ -474,12 +507,18 @@ void MainWindow::updateRunSummary()
                          r.info.model.isEmpty() ? tr("model?") : r.info.model, toName(r.info.state))
                     .arg(r.candidates.size());
     if (const Candidate *best = r.candidate(m_model->bestId()); best && best->eval) {
-        const double speedup = best->eval->speedupVsEager();
         s += tr("  ·  best %1").arg(best->id);
-        if (std::isfinite(speedup))
-            s += tr(" (%1× vs eager)").arg(speedup, 0, 'f', 2);
+        QStringList scores;
+        auto score = [&](const Speedup &sp, const QString &against) {
+            if (sp.isValid())
+                scores << (sp.withinNoise ? tr("%1 vs %2 (within noise)") : tr("%1 vs %2")).arg(sp.shortText(), against);
+        };
+        score(Speedup::vsGraph(*best->eval), tr("graph"));
+        score(Speedup::vsEager(*best->eval), tr("eager"));
+        if (!scores.isEmpty())
+            s += QStringLiteral(": ") + scores.join(QStringLiteral(", "));
     }
-    m_summary->setText(s);
+    m_summary->setFullText(s);
 }
 
 void MainWindow::selectCandidate(const QString &id)
@@ -504,6 +543,7 @@ void MainWindow::showCandidateDetails(const Candidate *c, bool reloadCode)
     if (!c) {
         m_code->clear();
         m_verdicts->showCandidate(nullptr);
+        m_evalDetails->showCandidate(nullptr);
         m_exchange->showExchanges({});
         return;
     }
@@ -511,6 +551,7 @@ void MainWindow::showCandidateDetails(const Candidate *c, bool reloadCode)
         m_code->showCode(c->id, store::readCode(m_runDir, *c));
     m_code->setEvidenceLines(VerdictsView::evidenceRanges(*c));
     m_verdicts->showCandidate(c);
+    m_evalDetails->showCandidate(c);
     QList<LlmExchange> calls;
     for (const QString &xid : c->exchangeIds)
         if (const LlmExchange *x = run().exchange(xid))
@@ -630,6 +671,9 @@ void MainWindow::onRunFinished(RunState state)
     m_model->setRunInfo(info);
     updateRunSummary();
     refreshLiveViews();
+    // Nothing chosen while the run went by: show its result rather than empty views.
+    if (m_selected.isEmpty() && !m_model->bestId().isEmpty())
+        selectCandidate(m_model->bestId());
     statusBar()->showMessage(tr("Run %1").arg(toName(state)), 8000);
 }
 

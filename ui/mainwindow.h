@@ -22,6 +22,8 @@ class CandidateTreeModel;
 class CandidateTreeView;
 class CodeView;
 class DiffView;
+class ElidedLabel;
+class EvalDetailsView;
 class ExchangeView;
 class GateBar;
 class GpuStatusWidget;
@@ -67,6 +69,7 @@ public:
     CandidateTreeView *candidateView() const { return m_tree; }
     CodeView *codeView() const { return m_code; }
     VerdictsView *verdictsView() const { return m_verdicts; }
+    EvalDetailsView *evalDetailsView() const { return m_evalDetails; }
     ExchangeView *exchangeView() const { return m_exchange; }
     GateBar *gateBar() const { return m_gateBar; }
     RunsDock *runsDock() const { return m_runs; }
@@ -120,10 +123,13 @@ signals:
 
 protected:
     void closeEvent(QCloseEvent *event) override;
+    void showEvent(QShowEvent *event) override;
 
 private:
     void createViews();
     void createDocks();
+    /// First-start dock sizes from the window's size (restoreState() replaces them later).
+    void applyDefaultLayout();
     void createMenus();
     void connectViews();
     void restoreSettings();
@@ -152,6 +158,7 @@ private:
     CandidateTreeView *m_tree = nullptr;
     CodeView *m_code = nullptr;
     VerdictsView *m_verdicts = nullptr;
+    EvalDetailsView *m_evalDetails = nullptr;
     ExchangeView *m_exchange = nullptr;
     GateBar *m_gateBar = nullptr;
     RunsDock *m_runs = nullptr;
@@ -172,12 +179,13 @@ private:
     QList<QAction *> m_actions;
     QHash<int, QAction *> m_gateActions;
     QAction *m_darkAction = nullptr;
-    QLabel *m_summary = nullptr;
+    ElidedLabel *m_summary = nullptr;
     QProgressBar *m_progress = nullptr;
     QString m_runDir;
     QString m_selected;
     QHash<QString, LlmExchange> m_bodies; ///< exchange texts read from llm/<id>.json, by id
     bool m_interactive = true;
+    bool m_defaultLayoutPending = false; ///< no saved layout: size the docks once the window has its size
 };
 
 template<typename Pipeline>

@@ -42,14 +42,17 @@ VerdictsView::VerdictsView(QWidget *parent)
     , m_tree(new QTreeWidget(this))
 {
     m_tree->setObjectName(QStringLiteral("verdictTree"));
-    m_tree->setColumnCount(3);
-    m_tree->setHeaderLabels({tr("Verdict"), tr("Outcome"), tr("Lines")});
-    m_tree->setWordWrap(true);
+    m_header->setWordWrap(true); // an override's written reason can be long
+    // Two columns and short rows: the detector's name on the verdict's row, its summary, evidence
+    // (with their lines) and fix as the rows under it. "detector — summary" on one row was cut to
+    // a few letters in a 330 px dock.
+    m_tree->setColumnCount(2);
+    m_tree->setHeaderLabels({tr("Verdict"), tr("Outcome")});
     m_tree->setAlternatingRowColors(true);
+    m_tree->setIndentation(12);
     m_tree->header()->setStretchLastSection(false);
     m_tree->header()->setSectionResizeMode(0, QHeaderView::Stretch);
     m_tree->header()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
-    m_tree->header()->setSectionResizeMode(2, QHeaderView::ResizeToContents);
     connect(m_tree, &QTreeWidget::itemClicked, this, [this](QTreeWidgetItem *item) { onItemActivated(item); });
     connect(m_tree, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem *item) { onItemActivated(item); });
 
@@ -90,21 +93,32 @@ void VerdictsView::addSection(const QString &title, const QList<Verdict> &verdic
     section->setFont(0, bold);
     section->setFirstColumnSpanned(true);
     for (const Verdict &v : verdicts) {
-        auto *item = new QTreeWidgetItem(section, {QStringLiteral("%1 — %2").arg(v.detector, v.summary), outcomeText(v)});
+        auto *item = new QTreeWidgetItem(section, {v.detector, outcomeText(v)});
         item->setIcon(0, icons::verdictIcon(v));
-        item->setToolTip(0, v.summary);
+        QString tip = QStringLiteral("%1 — %2: %3").arg(v.detector, outcomeText(v), v.summary);
         // The verdict row jumps to its first located evidence.
         for (const Evidence &e : v.evidence) {
             if (e.firstLine > 0) {
                 item->setData(0, kFirstLineRole, e.firstLine);
                 item->setData(0, kLastLineRole, std::max(e.firstLine, e.lastLine));
-                item->setText(2, linesText(e));
+                tip += QStringLiteral(" (%1)").arg(linesText(e));
                 break;
             }
         }
+        item->setToolTip(0, tip);
+        item->setToolTip(1, tip);
+        if (!v.summary.isEmpty()) {
+            auto *summary = new QTreeWidgetItem(item, {v.summary});
+            summary->setFirstColumnSpanned(true);
+            summary->setToolTip(0, v.summary);
+            summary->setData(0, kFirstLineRole, item->data(0, kFirstLineRole));
+            summary->setData(0, kLastLineRole, item->data(0, kLastLineRole));
+        }
         for (const Evidence &e : v.evidence) {
-            auto *ev = new QTreeWidgetItem(item, {e.text, QString(), linesText(e)});
-            ev->setToolTip(0, e.text);
+            const QString lines = linesText(e);
+            auto *ev = new QTreeWidgetItem(item, {lines.isEmpty() ? e.text : QStringLiteral("%1  %2").arg(lines, e.text)});
+            ev->setFirstColumnSpanned(true);
+            ev->setToolTip(0, ev->text(0));
             if (e.firstLine > 0) {
                 ev->setData(0, kFirstLineRole, e.firstLine);
                 ev->setData(0, kLastLineRole, std::max(e.firstLine, e.lastLine));
@@ -112,6 +126,7 @@ void VerdictsView::addSection(const QString &title, const QList<Verdict> &verdic
         }
         if (!v.suggestedFix.isEmpty()) {
             auto *fix = new QTreeWidgetItem(item, {tr("Suggested fix: %1").arg(v.suggestedFix)});
+            fix->setFirstColumnSpanned(true);
             fix->setToolTip(0, v.suggestedFix);
             QFont italic = fix->font(0);
             italic.setItalic(true);

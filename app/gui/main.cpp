@@ -10,6 +10,8 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
+#include <QDockWidget>
+#include <QSize>
 #include <QTimer>
 
 #include <cstdio>
@@ -66,7 +68,13 @@ int main(int argc, char *argv[])
                                         QStringLiteral("Start the live replay of the demo at once (1_ReLU, replay provider, gates on failures)."));
     const QCommandLineOption gatesOpt(QStringLiteral("gates"),
                                       QStringLiteral("Gate policy of --replay-demo: all, failures or none."), QStringLiteral("POLICY"));
-    parser.addOptions({demo, runsDir, themeOpt, screenshot, quitAfter, select, replayDemo, gatesOpt});
+    const QCommandLineOption sizeOpt(QStringLiteral("size"),
+                                     QStringLiteral("Window size WIDTHxHEIGHT (scripted screenshots; default 1600x1000 there)."),
+                                     QStringLiteral("WxH"));
+    const QCommandLineOption raiseOpt(QStringLiteral("raise"),
+                                      QStringLiteral("Show and raise these docks (comma-separated object names, e.g. dockDiff)."),
+                                      QStringLiteral("DOCKS"));
+    parser.addOptions({demo, runsDir, themeOpt, screenshot, quitAfter, select, replayDemo, gatesOpt, sizeOpt, raiseOpt});
     parser.addPositionalArgument(QStringLiteral("RUN_DIR"), QStringLiteral("A run directory to open."), QStringLiteral("[RUN_DIR]"));
     parser.process(app);
 
@@ -77,12 +85,31 @@ int main(int argc, char *argv[])
         window.setTheme(kwb::theme::fromName(parser.value(themeOpt)));
     window.runsDock()->setRunsDir(kwb::env::runsDir(parser.value(runsDir)));
     window.runsDock()->refresh();
-    if (scripted)
-        window.resize(1600, 1000); // screenshots compare across runs: one size, whatever was remembered
+    QSize size = scripted ? QSize(1600, 1000) : QSize(); // screenshots compare across runs: one size, whatever was remembered
+    if (parser.isSet(sizeOpt)) {
+        const QStringList wh = parser.value(sizeOpt).split(u'x');
+        size = wh.size() == 2 ? QSize(wh[0].toInt(), wh[1].toInt()) : QSize();
+        if (!size.isValid() || size.isEmpty()) {
+            std::fprintf(stderr, "kernel-workbench: --size takes WIDTHxHEIGHT, e.g. 1280x720\n");
+            return 2;
+        }
+    }
+    if (size.isValid())
+        window.resize(size);
     window.show();
     // The first evaluation should not pay for `import torch`: start the warm worker now, off the UI thread.
     QTimer::singleShot(0, &window, [&window] { window.runController()->prestart(); });
 
+    if (parser.isSet(raiseOpt)) {
+        const QStringList names = parser.value(raiseOpt).split(u',', Qt::SkipEmptyParts);
+        QObject::connect(&window, &kwb::MainWindow::runOpened, &window, [&window, names] {
+            for (const QString &name : names)
+                if (auto *d = window.findChild<QDockWidget *>(name.trimmed())) {
+                    d->show();
+                    d->raise();
+                }
+        });
+    }
     if (parser.isSet(select)) {
         const QString id = parser.value(select);
         QObject::connect(&window, &kwb::MainWindow::runOpened, &window, [&window, id] { window.selectCandidate(id); });

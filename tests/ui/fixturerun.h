@@ -89,7 +89,8 @@ inline LlmExchange exchange(store::RunWriter &w, const QString &callType, int in
     return x;
 }
 
-inline StandardRun writeStandardRun(const QString &runsDir)
+/// A writer for a new 39_GRU replay run under `runsDir` (fatal on failure: a fixture must exist).
+inline std::unique_ptr<store::RunWriter> gruRunWriter(const QString &runsDir)
 {
     RunInfo info;
     info.taskName = QStringLiteral("39_GRU");
@@ -100,20 +101,32 @@ inline StandardRun writeStandardRun(const QString &runsDir)
     std::unique_ptr<store::RunWriter> w = store::RunWriter::create(runsDir, info, &error);
     if (!w)
         qFatal("RunWriter::create failed: %s", qPrintable(error));
+    return w;
+}
 
-    auto add = [&](Candidate c, std::optional<EvalResult> r, const QString &callType, int in, int out) {
-        LlmExchange x = exchange(*w, callType, in, out);
-        x.candidateId = c.id;
-        c.exchangeIds = {x.id};
-        if (!w->addExchange(x) || !w->addCandidate(c, code(c.id)))
-            qFatal("RunWriter failed: %s", qPrintable(w->lastError()));
-        if (r) {
-            c.status = CandidateStatus::Evaluated;
-            c.eval = r;
-            if (!w->updateCandidate(c))
-                qFatal("RunWriter failed: %s", qPrintable(w->lastError()));
-        }
-        return c.id;
+/// Adds a candidate with the LLM call that made it and, when given, its evaluation; returns its id.
+inline QString addCandidate(store::RunWriter &w, Candidate c, const std::optional<EvalResult> &r, const QString &callType,
+                            int in, int out)
+{
+    LlmExchange x = exchange(w, callType, in, out);
+    x.candidateId = c.id;
+    c.exchangeIds = {x.id};
+    if (!w.addExchange(x) || !w.addCandidate(c, code(c.id)))
+        qFatal("RunWriter failed: %s", qPrintable(w.lastError()));
+    if (r) {
+        c.status = CandidateStatus::Evaluated;
+        c.eval = r;
+        if (!w.updateCandidate(c))
+            qFatal("RunWriter failed: %s", qPrintable(w.lastError()));
+    }
+    return c.id;
+}
+
+inline StandardRun writeStandardRun(const QString &runsDir)
+{
+    std::unique_ptr<store::RunWriter> w = gruRunWriter(runsDir);
+    auto add = [&](const Candidate &c, const std::optional<EvalResult> &r, const QString &callType, int in, int out) {
+        return addCandidate(*w, c, r, callType, in, out);
     };
     const QString seed1 = add(candidate(*w, CandidateKind::Seed, {}, QStringLiteral("seed1")),
                               eval(EvalStatus::CompileError), QStringLiteral("seed1"), 1000, 500);
@@ -150,6 +163,91 @@ inline StandardRun writeStandardRun(const QString &runsDir)
     out.dir = w->directory();
     out.run = w->run();
     w.reset(); // releases writer.lock, as a finished run would
+    return out;
+}
+
+/// A run where most things went wrong, for screenshots and the evaluation-details tests (creation order):
+///   c0001 seed1 (correct, 121 ms: the naive per-step seed; peak memory measured)
+///   c0002 seed2 (harness_out_of_memory: the evaluator's own references did not fit)
+///   c0003 seed1_repair1 (crash, signal 11, with a log tail)
+///   c0004 algorithm_optimized_seed1 (wrong result, max err 0.459 vs fp32, trial 0 failed)
+///   c0005 algorithm_optimized_seed1_repair1 (correct, 2.13 ms: 4.2x the CUDA graph; profiled; a flagged
+///         run-time check)
+///   c0006 stage_grid (correct, 9.0 ms: ≈1.00x the CUDA graph, within noise)
+///   c0007 stage_block (compile error: tl.tanh)
+inline StandardRun writeFailingRun(const QString &runsDir)
+{
+    std::unique_ptr<store::RunWriter> w = gruRunWriter(runsDir);
+    auto add = [&](const Candidate &c, const EvalResult &r) { return addCandidate(*w, c, r, c.label, 1200, 800); };
+    constexpr qint64 MiB = qint64(1) << 20;
+    EvalResult naive = eval(EvalStatus::Ok, 121.4, 3.2);
+    naive.maxAbsErr = 2.4e-7;
+    naive.meanAbsErr = 3.1e-8;
+    naive.maxAbsErrFp64 = 1.9e-7;
+    naive.candidatePeakBytes = 310 * MiB;
+    naive.referencePeakBytes = 262 * MiB;
+    const QString seed1 = add(candidate(*w, CandidateKind::Seed, {}, QStringLiteral("seed1")), naive);
+
+    EvalResult oom = eval(EvalStatus::HarnessOutOfMemory);
+    oom.reason = QStringLiteral("the evaluator's fp64 reference did not fit the device (not the candidate's fault)");
+    oom.memoryNote = QStringLiteral("fp64 check chunked by 4; still 81.2 GiB asked of 79.1 GiB");
+    oom.logTail = QStringLiteral("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 24.00 GiB\n");
+    add(candidate(*w, CandidateKind::Seed, {}, QStringLiteral("seed2")), oom);
+
+    EvalResult crash = eval(EvalStatus::Crash);
+    crash.reason = QStringLiteral("the worker died: signal 11 (SIGSEGV) while running trial 0");
+    crash.logTail = QStringLiteral("[kwb-worker] compiling candidate\n[kwb-worker] running trial 0\n"
+                                   "Fatal Python error: Segmentation fault\n\nCurrent thread 0x00007f (most recent call first):\n"
+                                   "  File \"candidate.py\", line 88 in forward\n");
+    add(candidate(*w, CandidateKind::Repair, seed1, QStringLiteral("seed1_repair1")), crash);
+
+    EvalResult wrong = eval(EvalStatus::WrongResult, 2.1, 0.03);
+    wrong.reason = QStringLiteral("output 0 differs from the reference: max abs err 0.459 > atol 1e-4 (trial 0)");
+    wrong.maxAbsErr = 0.459;
+    wrong.meanAbsErr = 0.051;
+    wrong.maxAbsErrFp64 = 0.459;
+    wrong.failingTrial = 0;
+    const QString algo = add(candidate(*w, CandidateKind::AlgoOpt, seed1, QStringLiteral("algorithm_optimized_seed1")), wrong);
+
+    EvalResult good = eval(EvalStatus::Ok, 2.13, 0.02);
+    good.maxAbsErr = 2.2e-7;
+    good.meanAbsErr = 2.0e-8;
+    good.maxAbsErrFp64 = 1.8e-7;
+    good.candidatePeakBytes = 281 * MiB;
+    good.referencePeakBytes = 262 * MiB;
+    good.memoryNote = QStringLiteral("fp64 reference on the device");
+    good.profile = {{QStringLiteral("launches"), 1}, {QStringLiteral("registers_per_thread"), 128},
+                    {QStringLiteral("dram_throughput_pct"), 3.1}, {QStringLiteral("sm_throughput_pct"), 41.5}};
+    Verdict timer;
+    timer.detector = QStringLiteral("runtime.implausible_speedup");
+    timer.outcome = Outcome::Yes;
+    timer.severity = Severity::Warning;
+    timer.summary = QStringLiteral("4.2x the CUDA graph is above the plausibility bound for this task; re-timed: same");
+    Verdict cached;
+    cached.detector = QStringLiteral("runtime.cached_output");
+    cached.outcome = Outcome::No;
+    cached.summary = QStringLiteral("fresh inputs give fresh outputs");
+    good.runtimeChecks = {cached, timer};
+    const QString repair = add(candidate(*w, CandidateKind::Repair, algo, QStringLiteral("algorithm_optimized_seed1_repair1")), good);
+
+    EvalResult same = eval(EvalStatus::Ok, 9.0, 0.1);
+    same.maxAbsErr = 2.0e-7;
+    add(candidate(*w, CandidateKind::StageGrid, repair, QStringLiteral("stage_grid")), same);
+
+    EvalResult compile = eval(EvalStatus::CompileError);
+    compile.reason = QStringLiteral("AttributeError: module 'triton.language' has no attribute 'tanh'");
+    compile.logTail = QStringLiteral("  File \"candidate.py\", line 41, in _gru_step\n    h = tl.tanh(n)\n"
+                                     "AttributeError: module 'triton.language' has no attribute 'tanh'\n");
+    add(candidate(*w, CandidateKind::StageBlock, repair, QStringLiteral("stage_block")), compile);
+
+    RunInfo done = w->run().info;
+    done.state = RunState::Failed;
+    w->updateInfo(done);
+    w->writeSnapshot();
+    StandardRun out;
+    out.dir = w->directory();
+    out.run = w->run();
+    w.reset();
     return out;
 }
 

@@ -6,6 +6,7 @@
 #include "fixturerun.h"
 
 #include <QAbstractItemModelTester>
+#include <QHeaderView>
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
@@ -176,6 +177,114 @@ private slots:
         QCOMPARE(proxy->index(0, 0).data(CandidateTreeModel::CandidateIdRole).toString(), QStringLiteral("c0005"));
         view.treeView()->sortByColumn(CandidateTreeModel::NameColumn, Qt::AscendingOrder);
         QCOMPARE(proxy->index(0, 0).data(CandidateTreeModel::CandidateIdRole).toString(), QStringLiteral("c0001"));
+    }
+
+    void graphColumnWithNoiseBandSorts()
+    {
+        // Four seeds against the same baselines: clearly faster, inside the spread of the CUDA graph
+        // (but not of eager), clearly slower, and a wrong result (no score at all).
+        auto seed = [](const QString &id, EvalStatus status, double ms, double sd) {
+            Candidate c;
+            c.id = id;
+            c.label = id;
+            c.status = CandidateStatus::Evaluated;
+            c.eval = fixture::eval(status, ms, sd); // eager 48.7 ± 6.1, graph 9.02 ± 0.05
+            return c;
+        };
+        Run run;
+        run.candidates = {seed(QStringLiteral("fast"), EvalStatus::Ok, 2.13, 0.02),
+                          seed(QStringLiteral("same"), EvalStatus::Ok, 9.0, 0.1),
+                          seed(QStringLiteral("slow"), EvalStatus::Ok, 30.0, 0.5),
+                          seed(QStringLiteral("wrong"), EvalStatus::WrongResult, 1.0, 0.01)};
+        Candidate cpu = seed(QStringLiteral("cpu"), EvalStatus::Ok, 0.008, 0.0002);
+        cpu.eval->graph = LatencyStats(); // a CPU run has no CUDA graph
+        cpu.eval->eager = fixture::latency(0.0079, 0.0002);
+        run.candidates.append(cpu);
+
+        CandidateTreeModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setRun(run);
+        auto graph = [&](const QString &id, int role = Qt::DisplayRole) {
+            return model.indexOf(id, CandidateTreeModel::ScoreGraphColumn).data(role);
+        };
+        QCOMPARE(graph(QStringLiteral("fast")).toString(), QStringLiteral("4.23×"));
+        QCOMPARE(graph(QStringLiteral("slow")).toString(), QStringLiteral("0.30×"));
+        // 9.02 / 9.0 = 1.002, inside ±1.2 % (0.05/9.02 and 0.1/9.0 in quadrature): shown as noise.
+        QCOMPARE(graph(QStringLiteral("same")).toString(), QStringLiteral("≈1.00× (within noise)"));
+        QCOMPARE(graph(QStringLiteral("same"), CandidateTreeModel::CompactTextRole).toString(), QStringLiteral("≈1.00×"));
+        QVERIFY(graph(QStringLiteral("same"), Qt::ToolTipRole).toString().contains(QStringLiteral("Within noise")));
+        QVERIFY(!graph(QStringLiteral("fast"), CandidateTreeModel::CompactTextRole).isValid());
+        QVERIFY(graph(QStringLiteral("fast"), Qt::ToolTipRole).toString().contains(QStringLiteral("9.02")));
+        // The same candidate against eager (48.7 / 9.0 = 5.41) is far outside eager's spread.
+        QCOMPARE(model.indexOf(QStringLiteral("same"), CandidateTreeModel::ScoreEagerColumn).data().toString(),
+                 QStringLiteral("5.41×"));
+        QVERIFY(graph(QStringLiteral("wrong")).toString().isEmpty());
+        QVERIFY(!graph(QStringLiteral("wrong"), CandidateTreeModel::SortRole).isValid());
+        QVERIFY(graph(QStringLiteral("wrong"), Qt::ToolTipRole).toString().contains(QStringLiteral("not correct")));
+        QCOMPARE(graph(QStringLiteral("cpu")).toString(), QStringLiteral("–")); // correct, no graph measured
+        QVERIFY(graph(QStringLiteral("cpu"), Qt::ToolTipRole).toString().contains(QStringLiteral("No CUDA-graph baseline")));
+        QVERIFY(model.indexOf(QStringLiteral("cpu"), CandidateTreeModel::ScoreEagerColumn).data().toString().startsWith(u'≈'));
+        QCOMPARE(model.headerData(CandidateTreeModel::ScoreGraphColumn, Qt::Horizontal).toString(), QStringLiteral("× graph"));
+
+        // Sortable: by the speedup, rows without one last in both directions.
+        CandidateTreeView view(&model);
+        QAbstractItemModelTester proxyTester(view.proxy(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        auto order = [&] {
+            QStringList ids;
+            for (int r = 0; r < view.proxy()->rowCount(); ++r)
+                ids << view.proxy()->index(r, 0).data(CandidateTreeModel::CandidateIdRole).toString();
+            return ids;
+        };
+        view.treeView()->sortByColumn(CandidateTreeModel::ScoreGraphColumn, Qt::DescendingOrder);
+        QCOMPARE(order(), (QStringList{"fast", "same", "slow", "wrong", "cpu"}));
+        view.treeView()->sortByColumn(CandidateTreeModel::ScoreGraphColumn, Qt::AscendingOrder);
+        QCOMPARE(order(), (QStringList{"slow", "same", "fast", "wrong", "cpu"}));
+        // Shown beside "× eager", before it.
+        QHeaderView *header = view.treeView()->header();
+        QCOMPARE(header->visualIndex(CandidateTreeModel::ScoreGraphColumn) + 1, header->visualIndex(CandidateTreeModel::ScoreEagerColumn));
+
+        // A live update that brings the candidate out of the noise updates its cell.
+        Candidate faster = run.candidates.at(1);
+        faster.eval->candidate = fixture::latency(4.5, 0.05);
+        model.updateCandidate(faster);
+        QCOMPARE(graph(QStringLiteral("same")).toString(), QStringLiteral("2.00×"));
+    }
+
+    void columnsFitLiveRowsUntilAPersonResizes()
+    {
+        // A live run starts with the baseline only; later rows with long labels widen the name
+        // column (it was fitted to the first rows and cut every later name to "c0…ne").
+        auto cand = [](const QString &id, const QString &parent, const QString &label) {
+            Candidate c;
+            c.id = id;
+            c.parentId = parent;
+            c.label = label;
+            c.status = CandidateStatus::Evaluated;
+            c.eval = fixture::eval(EvalStatus::Ok, 5.0, 0.05);
+            return c;
+        };
+        Run run;
+        run.candidates = {cand(QStringLiteral("c0001"), {}, QStringLiteral("baseline"))};
+        CandidateTreeModel model;
+        CandidateTreeView view(&model);
+        view.resize(900, 400);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        model.setRun(run);
+        QTreeView *tree = view.treeView();
+        const QFontMetrics fm = tree->fontMetrics();
+        QTRY_VERIFY(tree->columnWidth(CandidateTreeModel::NameColumn) >= fm.horizontalAdvance(QStringLiteral("c0001  baseline")));
+        const QString longName = QStringLiteral("c0002  algorithm_optimized_seed1_repair1");
+        model.addCandidate(cand(QStringLiteral("c0002"), QStringLiteral("c0001"), QStringLiteral("algorithm_optimized_seed1_repair1")));
+        QTRY_VERIFY(tree->columnWidth(CandidateTreeModel::NameColumn) >= fm.horizontalAdvance(longName) + tree->indentation());
+        QHeaderView *header = tree->header();
+        for (int column : {int(CandidateTreeModel::ScoreGraphColumn), int(CandidateTreeModel::ScoreEagerColumn)})
+            QVERIFY(header->sectionViewportPosition(column) + header->sectionSize(column) <= tree->viewport()->width());
+        // A person's width wins over fitting.
+        header->resizeSection(CandidateTreeModel::NameColumn, 120);
+        model.addCandidate(cand(QStringLiteral("c0003"), QStringLiteral("c0002"), QStringLiteral("another_very_long_label_here")));
+        QCoreApplication::processEvents(); // lets a (wrongly) pending fit run
+        QCOMPARE(tree->columnWidth(CandidateTreeModel::NameColumn), 120);
     }
 
     void damagedParentCycleStaysFinite()

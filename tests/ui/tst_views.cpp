@@ -4,6 +4,7 @@
 #include "candidatetreemodel.h"
 #include "candidatetreeview.h"
 #include "codeview.h"
+#include "evaldetailsview.h"
 #include "exchangeview.h"
 #include "fixturerun.h"
 #include "gatebar.h"
@@ -12,6 +13,7 @@
 
 #include <Qsci/qsciscintilla.h>
 
+#include <QDockWidget>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSettings>
@@ -145,6 +147,8 @@ private slots:
         w.selectCandidate(QStringLiteral("c0003"));
         QsciScintilla *editor = w.codeView()->editor();
         QCOMPARE(editor->firstVisibleLine(), 0);
+        // The verdicts share their place with the evaluation details: bring them to the front.
+        w.findChild<QDockWidget *>(QStringLiteral("dockVerdicts"))->raise();
 
         QTreeWidget *tree = w.verdictsView()->treeWidget();
         QTreeWidgetItem *item = findItem(tree, QStringLiteral("integrity.reference_call"));
@@ -354,6 +358,25 @@ private slots:
         emit engine.finished(RunState::Finished);
         QCOMPARE(w.run().info.state, RunState::Finished);
         QVERIFY(w.gateBar()->isHidden());
+    }
+
+    void finishedRunShowsItsBest()
+    {
+        // Candidates arrive without a gate, so nobody selects one: at the end the best is shown,
+        // with its evaluation, rather than empty views.
+        ScriptedEngine engine;
+        engine.m_run.info = m_fixture.run.info;
+        MainWindow w;
+        w.setInteractive(false);
+        w.attachPipeline(&engine, m_fixture.dir);
+        QVERIFY(w.candidateView()->currentCandidateId().isEmpty());
+        for (const QString &id : {QStringLiteral("c0002"), QStringLiteral("c0005")})
+            emit engine.candidateAdded(*m_fixture.run.candidate(id));
+        QVERIFY(w.candidateView()->currentCandidateId().isEmpty());
+        emit engine.finished(RunState::Finished);
+        QCOMPARE(w.candidateView()->currentCandidateId(), w.candidateModel()->bestId());
+        QVERIFY(!w.candidateModel()->bestId().isEmpty());
+        QVERIFY(w.evalDetailsView()->plainText().contains(w.candidateModel()->bestId()));
     }
 
     void exchangeStreamsInBatches()

@@ -295,8 +295,10 @@ void DiffView::fillPickers()
     for (QComboBox *box : {m_leftPicker, m_rightPicker}) {
         box->clear();
         box->addItem(tr("(text)"), QString());
-        for (const Candidate &c : m_run.candidates)
+        for (const Candidate &c : m_run.candidates) {
             box->addItem(pickerLabel(c), c.id);
+            box->setItemData(box->count() - 1, pickerLabel(c), Qt::ToolTipRole); // a narrow box elides
+        }
     }
     m_fillingPickers = false;
 }
@@ -464,6 +466,8 @@ void DiffView::populate()
 {
     m_leftTitle->setText(m_leftName);
     m_rightTitle->setText(m_rightName);
+    m_leftTitle->setToolTip(m_leftName);
+    m_rightTitle->setToolTip(m_rightName);
     // Only the visible mode is filled: switching mode refills, which keeps a switch of candidates
     // at one editor pair's worth of work.
     if (m_mode == Mode::SideBySide)

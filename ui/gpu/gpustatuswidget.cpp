@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "gpu/gpustatuswidget.h"
 
+#include <QRegularExpression>
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace kwb {
@@ -40,7 +41,9 @@ void GpuStatusWidget::refresh()
 void GpuStatusWidget::onQueryFinished()
 {
     m_status = m_watcher.result();
-    setText(QStringLiteral("GPU: ") + m_status.summary());
+    // Short enough for the status bar at 1280 px: the reason and the clocks are in the tooltip.
+    setText(QStringLiteral("GPU: ") + (m_status.available && !m_status.devices.isEmpty() ? m_status.summary().remove(QRegularExpression(QStringLiteral(" · mem \\d+ MHz")))
+                                                                                        : tr("no NVIDIA GPU")));
     QStringList tip;
     if (!m_status.driverVersion.isEmpty())
         tip << tr("driver %1").arg(m_status.driverVersion);
@@ -57,6 +60,8 @@ void GpuStatusWidget::onQueryFinished()
                    .arg(d.temperatureC);
     if (!m_status.available)
         tip << tr("no NVIDIA GPU: %1").arg(m_status.reason);
+    else
+        tip.prepend(m_status.summary());
     setToolTip(tip.join(u'\n'));
     emit statusUpdated(m_status);
 }

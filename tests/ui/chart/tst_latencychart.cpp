@@ -4,6 +4,7 @@
 
 #include "chart/latencychart.h"
 
+#include <QCheckBox>
 #include <QFile>
 #include <QImage>
 #include <QSet>
@@ -112,6 +113,74 @@ private slots:
         QTRY_COMPARE(spy.size(), 2);
         QCOMPARE(spy.at(0).at(0).toString(), QStringLiteral("c6"));
         QCOMPARE(spy.at(1).at(0).toString(), QStringLiteral("c3"));
+    }
+
+    void logAxisWhenTheRangePasses10x()
+    {
+        // 30, 10, 12, 60 ms and baselines 48.7 / 9: a 6.7x span stays linear.
+        LatencyChart chart;
+        chart.resize(900, 420);
+        chart.setRun(sampleRun());
+        QVERIFY(!chart.isLogScale());
+        QCOMPARE(chart.axisTitle(), QStringLiteral("ms"));
+        // A 2 ms kernel beside 60 ms seeds: on a linear axis an invisible sliver; the axis turns logarithmic.
+        Run run = sampleRun();
+        run.candidates.append(cand("c7", CandidateKind::AlgoOpt, EvalStatus::Ok, 2.0));
+        chart.setRun(run);
+        QVERIFY(chart.isLogScale());
+        QCOMPARE(chart.scale(), LatencyChart::Scale::Auto);
+        QCOMPARE(chart.axisTitle(), QStringLiteral("ms (log)"));
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        // The toggle overrides the automatic choice, and a new run keeps the choice.
+        auto *toggle = chart.findChild<QCheckBox *>(QStringLiteral("latencyLogScale"));
+        QVERIFY(toggle && toggle->isVisible());
+        QVERIFY(toggle->isChecked());
+        QTest::mouseClick(toggle, Qt::LeftButton);
+        QVERIFY(!chart.isLogScale());
+        QCOMPARE(chart.scale(), LatencyChart::Scale::Linear);
+        chart.setRun(run);
+        QVERIFY(!chart.isLogScale());
+        QTest::mouseClick(toggle, Qt::LeftButton);
+        QVERIFY(chart.isLogScale());
+        QVERIFY(!LatencyChart::wantsLogScale(9, 60) && LatencyChart::wantsLogScale(2, 60));
+
+        // The smallest bar is still a bar a click finds, on the log axis.
+        QSignalSpy spy(&chart, &LatencyChart::candidateClicked);
+        const QPoint at = chart.barCenter(4).toPoint();
+        QVERIFY(chart.viewWidget()->rect().contains(at));
+        QTest::mouseClick(chart.viewWidget(), Qt::LeftButton, {}, at);
+        QTRY_COMPARE(spy.size(), 1);
+        QCOMPARE(spy.at(0).at(0).toString(), QStringLiteral("c7"));
+    }
+
+    void barsCarryValueAndSpeedup()
+    {
+        Run run = sampleRun();
+        run.candidates.append(cand("c7", CandidateKind::AlgoOpt, EvalStatus::Ok, 2.0));
+        LatencyChart chart;
+        chart.resize(1000, 420);
+        chart.setRun(run);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        const QStringList labels = chart.barLabels();
+        QCOMPARE(labels.size(), chart.barCount());
+        // c2 30 ms: 9 / 30 against the graph; c4 is wrong: no speedup, its status; c7 2 ms: 4.5x.
+        QCOMPARE(labels.at(0), QStringLiteral("30 ms\n0.30× graph"));
+        QCOMPARE(labels.at(2), QStringLiteral("12 ms\nwrong result"));
+        QCOMPARE(labels.at(4), QStringLiteral("2 ms\n4.50× graph"));
+        const QList<LatencyChart::Bar> bars = LatencyChart::barsOf(run);
+        QCOMPARE(bars.at(1).speedup, QStringLiteral("0.90× graph"));
+        // Without a graph baseline (CPU), the speedup is against eager.
+        Run cpu = run;
+        for (Candidate &c : cpu.candidates)
+            if (c.eval)
+                c.eval->graph = LatencyStats();
+        QCOMPARE(LatencyChart::barsOf(cpu).at(4).speedup, QStringLiteral("24.4× eager"));
+        QVERIFY(std::isnan(LatencyChart::graphBaselineMs(cpu)));
+        // A chart too narrow for its labels drops them rather than piling them up.
+        chart.resize(160, 420);
+        QTRY_VERIFY(chart.barLabels().count(QString()) > 0);
     }
 
     void exportsPngAndSvg()
