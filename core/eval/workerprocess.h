@@ -24,6 +24,8 @@ public:
     ~WorkerProcess() override; ///< kills the process group
 
     void start();
+    /// CUDA_VISIBLE_DEVICES for the worker (a suite lane's GPU); empty: inherited. Before start().
+    void setVisibleDevices(const QString &devices) { m_visibleDevices = devices; }
     /// Writes one request line; false when the worker is not running.
     bool send(const QJsonObject &request);
     /// SIGKILL to the whole process group.
@@ -61,6 +63,7 @@ private:
     QProcess m_proc;
     QString m_python;
     QString m_scratch;
+    QString m_visibleDevices;
     Sandbox m_sandbox;
     QByteArray m_outBuf;
     QByteArray m_errBuf;

@@ -59,7 +59,7 @@ QJsonObject PipelineConfig::toSettings() const
             {"cassette", cassette}};
 }
 
-Pipeline::Pipeline(PipelineConfig config, llm::LlmProvider *provider, Evaluator *evaluator, QObject *parent)
+Pipeline::Pipeline(PipelineConfig config, llm::LlmProvider *provider, EvalBackend *evaluator, QObject *parent)
     : QObject(parent), m_config(std::move(config)), m_provider(provider), m_evaluator(evaluator)
 {
     qRegisterMetaType<GateRequest>();
@@ -241,7 +241,7 @@ void Pipeline::runBaseline()
     req.taskFile = m_config.taskFile;
     const QString job = m_evaluator->baseline(req);
     m_evalJobs.insert(job, {});
-    connect(m_evaluator, &Evaluator::evaluationFinished, this, [this, job](const QString &id, const EvalResult &r) {
+    connect(m_evaluator, &EvalBackend::evaluationFinished, this, [this, job](const QString &id, const EvalResult &r) {
         if (id != job || halted() || !m_evalJobs.contains(job))
             return;
         m_evalJobs.remove(job);
@@ -776,7 +776,7 @@ void Pipeline::evaluate(const QString &candidateId, Done done)
     log(QStringLiteral("eval %1 (%2)").arg(c.id, c.label));
     const QString job = m_evaluator->evaluate(req);
     m_evalJobs.insert(job, done);
-    connect(m_evaluator, &Evaluator::evaluationFinished, this, [this, job, candidateId](const QString &id, const EvalResult &r) {
+    connect(m_evaluator, &EvalBackend::evaluationFinished, this, [this, job, candidateId](const QString &id, const EvalResult &r) {
         if (id != job || halted() || !m_evalJobs.contains(job))
             return;
         const Done next = m_evalJobs.take(job);
