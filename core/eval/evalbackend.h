@@ -33,6 +33,8 @@ Q_SIGNALS:
     void phaseChanged(const QString &jobId, const QString &phase);
     /// One line of the job's log.
     void logLine(const QString &jobId, const QString &line);
+    /// One line worth keeping in the run's log (a cluster job id, a resubmission).
+    void jobNote(const QString &jobId, const QString &line);
     void evaluationFinished(const QString &jobId, const kwb::EvalResult &result);
 };
 

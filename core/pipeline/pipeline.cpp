@@ -62,6 +62,11 @@ QJsonObject PipelineConfig::toSettings() const
 Pipeline::Pipeline(PipelineConfig config, llm::LlmProvider *provider, EvalBackend *evaluator, QObject *parent)
     : QObject(parent), m_config(std::move(config)), m_provider(provider), m_evaluator(evaluator)
 {
+    if (m_evaluator) // where a job runs (a cluster job id) goes into this run's log
+        connect(m_evaluator, &EvalBackend::jobNote, this, [this](const QString &job, const QString &line) {
+            if (m_evalJobs.contains(job))
+                log(line);
+        });
     qRegisterMetaType<GateRequest>();
     qRegisterMetaType<GateDecision>();
     qRegisterMetaType<kwb::Candidate>();

@@ -32,6 +32,10 @@ void LanePool::addLane(EvalBackend *lane, const QString &deviceOverride)
         if (const QString id = poolId(j); !id.isEmpty())
             emit logLine(id, line);
     });
+    connect(lane, &EvalBackend::jobNote, this, [this, poolId](const QString &j, const QString &line) {
+        if (const QString id = poolId(j); !id.isEmpty())
+            emit jobNote(id, line);
+    });
     connect(lane, &EvalBackend::evaluationFinished, this, [this, index](const QString &j, const EvalResult &r) {
         Lane &l = m_lanes[index];
         const QString id = l.toPool.take(j);

@@ -7,6 +7,7 @@
 #include "pipeline/decider.h"
 #include "store/runstore.h"
 #include "suite/lanepool.h"
+#include "suite/slurmevaluator.h"
 #include "tasks/taskindex.h"
 
 #include <QDir>
@@ -150,6 +151,14 @@ QString SuiteRunner::runDirectoryOf(int index) const
 void SuiteRunner::buildLanes()
 {
     m_pool = new LanePool(this);
+    if (m_config.backend == QLatin1String("slurm")) {
+        // The cluster schedules the GPUs: one backend submitting every evaluation as it comes.
+        const QString exchange = m_config.slurm.exchangeDir.isEmpty()
+                                     ? QDir(m_config.suiteDir).filePath(QStringLiteral("slurm"))
+                                     : m_config.slurm.exchangeDir;
+        m_pool->addLane(new SlurmEvaluator(m_config.slurm, exchange));
+        return;
+    }
     if (m_config.gpus.isEmpty() || m_config.pipeline.eval.device == QLatin1String("cpu")) {
         m_pool->addLane(new Evaluator);
         return;
