@@ -19,6 +19,7 @@
 #include "runsdock.h"
 #include "shortcutsdialog.h"
 #include "store/runstore.h"
+#include "suite/suitedock.h"
 #include "tasks/taskindex.h"
 #include "verdictsview.h"
 
@@ -145,6 +146,7 @@ void MainWindow::createDocks()
     resizeDocks({runs, cands}, {260, 700}, Qt::Vertical);
     resizeDocks({cands, verdicts}, {760, 420}, Qt::Horizontal);
     resizeDocks({verdicts, llm}, {320, 600}, Qt::Vertical);
+    m_suite = SuiteDock::install(this);
 }
 
 QAction *MainWindow::addAction(QMenu *menu, const QString &text, const QKeySequence &key,
@@ -174,6 +176,8 @@ void MainWindow::createMenus()
     m_stopAction->setEnabled(false);
     file->addSeparator();
     addAction(file, tr("&Open run…"), QKeySequence::Open, [this] { onOpenRunDialog(); });
+    addAction(file, tr("New s&uite…"), {}, [this] { m_suite->newSuiteDialog(); });
+    addAction(file, tr("Open su&ite…"), {}, [this] { m_suite->openSuiteDialog(); });
     addAction(file, tr("Open &demo run"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D), [this] { openDemo(); });
     addAction(file, tr("&Reload run"), QKeySequence(Qt::Key_F5), [this] {
         if (!m_runDir.isEmpty())

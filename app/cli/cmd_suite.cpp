@@ -7,6 +7,7 @@
 #include "env/locations.h"
 #include "suite/lanepool.h"
 #include "suite/suite.h"
+#include "suite/suitereport.h"
 #include "suite/suiterunner.h"
 
 #include <QCommandLineParser>
@@ -277,6 +278,12 @@ int runSuite(const QStringList &args)
     std::signal(SIGTERM, SIG_DFL);
     out() << "\n" << finalTable(runner.suite());
     out() << "suite directory: " << cfg.suiteDir << "\n";
+    QString reportError;
+    const QStringList reports = suite::writeSuiteReports(cfg.suiteDir, runner.suite(), &reportError);
+    if (reports.isEmpty())
+        err() << "kwb suite: no report: " << reportError << "\n";
+    else
+        out() << "report: " << reports.join(QStringLiteral(", ")) << "\n";
     bool stopped = false, failing = false;
     for (const auto &en : runner.suite().entries) {
         stopped = stopped || !en.done();

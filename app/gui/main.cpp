@@ -2,6 +2,7 @@
 // kernel-workbench [--demo] [--replay-demo] [RUN_DIR]: the workbench GUI. Argument handling only; the window is kwb_ui.
 #include "llm/providerconfig.h"
 #include "mainwindow.h"
+#include "suite/suitedock.h"
 #include "runcontroller.h"
 #include "runsdock.h"
 
@@ -66,7 +67,9 @@ int main(int argc, char *argv[])
                                         QStringLiteral("Start the live replay of the demo at once (1_ReLU, replay provider, gates on failures)."));
     const QCommandLineOption gatesOpt(QStringLiteral("gates"),
                                       QStringLiteral("Gate policy of --replay-demo: all, failures or none."), QStringLiteral("POLICY"));
-    parser.addOptions({demo, runsDir, themeOpt, screenshot, quitAfter, select, replayDemo, gatesOpt});
+    const QCommandLineOption suiteOpt(QStringLiteral("suite"), QStringLiteral("Open this suite folder (and its first task's run)."),
+                                      QStringLiteral("DIR"));
+    parser.addOptions({demo, runsDir, themeOpt, screenshot, quitAfter, select, replayDemo, gatesOpt, suiteOpt});
     parser.addPositionalArgument(QStringLiteral("RUN_DIR"), QStringLiteral("A run directory to open."), QStringLiteral("[RUN_DIR]"));
     parser.process(app);
 
@@ -94,6 +97,12 @@ int main(int argc, char *argv[])
     const QStringList args = parser.positionalArguments();
     if (parser.isSet(replayDemo)) {
         // The live run is what shows: nothing else is opened (a late load would cover it).
+    } else if (parser.isSet(suiteOpt)) {
+        QString error;
+        if (window.suiteDock()->openSuite(parser.value(suiteOpt), &error))
+            window.suiteDock()->openRow(0);
+        else
+            std::fprintf(stderr, "kernel-workbench: %s\n", qPrintable(error));
     } else if (!args.isEmpty()) {
         window.openRun(args.first());
     } else if (parser.isSet(demo) || !anyLlmKey()) {
