@@ -193,12 +193,7 @@ bool SuiteRunner::start(const QStringList &taskFiles, QString *error)
         e.level = TaskIndex::levelOf(file);
         m_suite.entries.append(e);
     }
-    if (!writeSuite(m_config.suiteDir, m_suite, error))
-        return false;
-    m_started = true;
-    buildLanes();
-    QTimer::singleShot(0, this, &SuiteRunner::launchNext);
-    return true;
+    return begin(error);
 }
 
 bool SuiteRunner::resume(QString *error)
@@ -225,6 +220,11 @@ bool SuiteRunner::resume(QString *error)
             e.state = EntryState::Pending;
         }
     }
+    return begin(error);
+}
+
+bool SuiteRunner::begin(QString *error)
+{
     if (!writeSuite(m_config.suiteDir, m_suite, error))
         return false;
     m_started = true;

@@ -95,6 +95,7 @@ Q_SIGNALS:
 
 private:
     struct Active;
+    bool begin(QString *error); ///< writes suite.json, makes the lanes, starts launching
     void buildLanes();
     void launchNext();
     void startTask(int index);

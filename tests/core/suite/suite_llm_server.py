@@ -18,19 +18,17 @@ fail on purpose:
   stall   no answer at all (the connection stays open: a hanging LLM call)
 
 $FAKE_LLM_DELAY_MS delays every answer (an LLM's latency; the benchmarks use it). The port is
-printed on the first stdout line. Requests are counted per task in $FAKE_SUITE_LOG (jsonl) when set.
+printed on the first stdout line.
 """
 import json
 import os
 import re
 import sys
-import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "llm"))
 import fake_llm_server as base  # noqa: E402
 
-_lock = threading.Lock()
 _BLOCK = re.compile(r"```python\n(.*?)```", re.S)
 # Reference forward bodies and equivalents written without a PyTorch compute call.
 _CLEAN = [
@@ -90,29 +88,15 @@ class SuiteHandler(base.Handler):
             time.sleep(3600)
             return None
         text = answer_for(messages)
-        log = os.environ.get("FAKE_SUITE_LOG")
-        if log:
-            with _lock, open(log, "a", encoding="utf-8") as f:
-                f.write(json.dumps({"t": time.time(), "chars": sum(len(str(m.get("content"))) for m in messages)}) + "\n")
         delay = int(os.environ.get("FAKE_LLM_DELAY_MS", "0") or 0)
         if delay:
             time.sleep(delay / 1000.0)
-        model = req.get("model", "m")
-        if req.get("stream"):
-            return self.stream(base.openai_chunks(text, "", True, model=model), delay=0)
-        return self.send_json(200, {"id": "chatcmpl-suite", "object": "chat.completion", "model": model,
-                                    "choices": [{"index": 0, "finish_reason": "stop",
-                                                 "message": {"role": "assistant", "content": text}}],
-                                    "usage": {"prompt_tokens": 100, "completion_tokens": 50, "total_tokens": 150}})
+        return self.answer(text, req.get("model", "m"), req.get("stream"))
+
 
 def main():
-    server = base.ThreadingHTTPServer(("127.0.0.1", 0), SuiteHandler)
-    server.daemon_threads = True
-    print(server.server_address[1], flush=True)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
+    base.serve(SuiteHandler)
+
 
 if __name__ == "__main__":
     main()
