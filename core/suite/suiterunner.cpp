@@ -247,8 +247,12 @@ bool SuiteRunner::runBlocking(const QStringList &taskFiles, bool resumeSuite, QS
 
 void SuiteRunner::launchNext()
 {
-    if (m_stopping || m_finished)
+    if (m_finished)
         return;
+    if (m_stopping) {
+        checkDone();
+        return;
+    }
     for (int i = 0; i < m_suite.entries.size() && m_active.size() < m_config.jobs; ++i)
         if (m_suite.entries.at(i).state == EntryState::Pending || m_suite.entries.at(i).state == EntryState::Stopped)
             if (!m_active.contains(i))

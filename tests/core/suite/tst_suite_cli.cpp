@@ -148,6 +148,41 @@ private Q_SLOTS:
         QCOMPARE(store::listRuns(QDir(suiteDir).filePath(QStringLiteral("runs"))).size(), 3);
         QVERIFY(!out.contains(QLatin1String("1_ReLU: running")));
     }
+
+    void ctrlCStopsAfterTheCurrentStepAndResumes()
+    {
+        test::SuiteServer server({}, 300);
+        QTemporaryDir tmp;
+        const QString suiteDir = tmp.filePath(QStringLiteral("suite"));
+        QProcess p;
+        p.setProcessEnvironment(server.environment(tmp.filePath(QStringLiteral("runs"))));
+        p.setProcessChannelMode(QProcess::MergedChannels);
+        p.start(QStringLiteral(KWB_CLI), QStringList{QStringLiteral("suite"), QStringLiteral(KWB_SOURCE_DIR "/tasks/level1/1_ReLU.py"),
+                                                     QStringLiteral(KWB_TEST_DATA "/tasks/relu_small.py"),
+                                                     QStringLiteral("--jobs"), QStringLiteral("1"), QStringLiteral("--suite-dir"), suiteDir}
+                                             + test::quickSuiteArgs());
+        QVERIFY(p.waitForStarted());
+        auto stateOf = [&](int i) {
+            const auto s = suite::readSuite(suiteDir);
+            return s && s->entries.size() > i ? s->entries.at(i).state : suite::EntryState::Pending;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(stateOf(0) == suite::EntryState::Running, 60000);
+        ::kill(pid_t(p.processId()), SIGINT);
+        QVERIFY(p.waitForFinished(120000));
+        const QString out = QString::fromUtf8(p.readAll());
+        QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() == 130, qPrintable(out.right(3000)));
+        QVERIFY(out.contains(QLatin1String("stopping")));
+        QVERIFY(stateOf(0) == suite::EntryState::Stopped || stateOf(0) == suite::EntryState::Finished);
+        QCOMPARE(stateOf(1), suite::EntryState::Pending); // not started after the stop
+
+        QProcess r;
+        r.setProcessEnvironment(server.environment(tmp.filePath(QStringLiteral("runs"))));
+        r.start(QStringLiteral(KWB_CLI), {QStringLiteral("suite"), QStringLiteral("--resume"), suiteDir});
+        QVERIFY(r.waitForFinished(300000));
+        QCOMPARE(r.exitCode(), 0);
+        QCOMPARE(stateOf(0), suite::EntryState::Finished);
+        QCOMPARE(stateOf(1), suite::EntryState::Finished);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestSuiteCli)
