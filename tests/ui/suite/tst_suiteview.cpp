@@ -8,6 +8,7 @@
 #include "suite/suitedock.h"
 #include "suite/suitemodel.h"
 #include "suite/suiterunner.h"
+#include "../../core/suite/suitetest.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
@@ -155,6 +156,53 @@ private Q_SLOTS:
         QVERIFY(opened.wait(20000));
         QVERIFY(w.runDirectory().startsWith(dir));
         QCOMPARE(w.run().info.taskName, w.suiteDock()->filterModel()->index(0, SuiteModel::Task).data().toString());
+    }
+
+    void runsASuiteInTheWindow()
+    {
+        // A real suite started from the Suite view: real pipelines, workers and a loopback LLM.
+        test::SuiteServer server;
+        QTemporaryDir tmp;
+        qputenv("KWB_CONFIG_DIR", server.configDir().toLocal8Bit());
+        qputenv("KWB_PYTHON", test::testPython().toLocal8Bit());
+        suite::SuiteConfig cfg;
+        cfg.suiteDir = tmp.filePath(QStringLiteral("suite"));
+        cfg.jobs = 2;
+        cfg.provider.provider = QStringLiteral("fake");
+        cfg.pipeline.eval.device = QStringLiteral("cpu");
+        cfg.pipeline.eval.trials = 2;
+        cfg.pipeline.eval.repeat = 5;
+        cfg.pipeline.seeds = 1;
+        cfg.pipeline.maxRepairs = 1;
+        cfg.pipeline.scoreThreshold = 0;
+        cfg.pipeline.stages = false;
+        SuiteDock dock;
+        QAbstractItemModelTester tester(dock.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy finished(&dock, &SuiteDock::suiteFinished);
+        QString error;
+        QVERIFY2(dock.startSuite(cfg, {QStringLiteral(KWB_SOURCE_DIR "/tasks/level1/1_ReLU.py"),
+                                       QStringLiteral(KWB_TEST_DATA "/tasks/relu_small.py")}, &error),
+                 qPrintable(error));
+        QCOMPARE(dock.model()->rowCount(), 2);
+        QVERIFY(finished.wait(240000));
+        for (const auto &e : dock.model()->entries()) {
+            QCOMPARE(e.state, suite::EntryState::Finished);
+            QVERIFY2(e.correct, qPrintable(e.taskName + QStringLiteral(": ") + e.failureReason));
+        }
+        QVERIFY(dock.progressText().contains(QLatin1String("2/2 done")));
+        // What the view shows is what suite.json holds.
+        const auto onDisk = suite::readSuite(cfg.suiteDir);
+        QVERIFY(onDisk);
+        QCOMPARE(onDisk->entries.size(), 2);
+        for (int i = 0; i < 2; ++i) { // field by field: the CUDA-graph speedup is NaN on a CPU (NaN != NaN)
+            const auto &a = onDisk->entries.at(i);
+            const auto &b = dock.model()->entries().at(i);
+            QCOMPARE(a.state, b.state);
+            QCOMPARE(a.bestCandidateId, b.bestCandidateId);
+            QCOMPARE(a.speedupVsEager, b.speedupVsEager);
+            QCOMPARE(a.runDir, b.runDir);
+            QCOMPARE(a.tokens, b.tokens);
+        }
     }
 
     void newSuiteDialogChecks()
