@@ -8,12 +8,14 @@
 #include "suite/suitemodel.h"
 #include "suite/suitereport.h"
 #include "suite/suiterunner.h"
+#include "pipeline/pipeline.h"
 
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QMessageBox>
 
 #include <QComboBox>
+#include <QPointer>
 #include <QDir>
 #include <QFileInfo>
 #include <QFileSystemWatcher>
@@ -111,7 +113,22 @@ SuiteDock *SuiteDock::install(MainWindow *window)
         dock->raise();
     };
     connect(view, &SuiteDock::suiteOpened, dock, showDock);
-    connect(view, &SuiteDock::runActivated, window, &MainWindow::openRun);
+    // A task running in this window's suite is followed live (candidates, LLM streams) like a live
+    // run; one at a time: the previous one is detached first. Others open from disk.
+    auto attached = std::make_shared<QPointer<pipeline::Pipeline>>();
+    connect(view, &SuiteDock::runActivated, window, [window, view, attached](const QString &dir) {
+        if (pipeline::Pipeline *old = *attached) {
+            old->disconnect(window);
+            QObject::disconnect(window, nullptr, old, nullptr);
+            *attached = nullptr;
+        }
+        if (pipeline::Pipeline *p = view->livePipeline(dir)) {
+            *attached = p;
+            window->attachPipeline(p, dir);
+        } else {
+            window->openRun(dir);
+        }
+    });
     connect(view, &SuiteDock::newSuiteRequested, view, [view] { view->newSuiteDialog(); });
     connect(view, &SuiteDock::openSuiteRequested, view, &SuiteDock::openSuiteDialog);
     return view;
@@ -256,6 +273,16 @@ QString SuiteDock::progressText() const
 void SuiteDock::updateProgress()
 {
     m_progress->setText(progressText());
+}
+
+pipeline::Pipeline *SuiteDock::livePipeline(const QString &runDir) const
+{
+    if (!m_runner || !m_runner->isRunning())
+        return nullptr;
+    for (int i = 0; i < m_runner->suite().entries.size(); ++i)
+        if (QFileInfo(m_runner->runDirectoryOf(i)) == QFileInfo(runDir))
+            return m_runner->pipelineOf(i);
+    return nullptr;
 }
 
 void SuiteDock::openRow(int row)

@@ -9,6 +9,9 @@ namespace kwb::suite {
 class SuiteRunner;
 struct SuiteConfig;
 }
+namespace kwb::pipeline {
+class Pipeline;
+}
 
 #include <QPointer>
 #include <QWidget>
@@ -49,6 +52,8 @@ public:
     bool openSuite(const QString &dir, QString *error = nullptr);
     /// Starts a new suite here (or resumes the one in config.suiteDir when `taskFiles` is empty).
     bool startSuite(const suite::SuiteConfig &config, const QStringList &taskFiles, QString *error = nullptr);
+    /// The pipeline running `runDir` in this dock's suite now, or null.
+    pipeline::Pipeline *livePipeline(const QString &runDir) const;
     /// Opens the run of row `row` of the view as it is sorted and filtered (emits runActivated).
     void openRow(int row);
     /// Stops a suite running here after each run's current step.

@@ -205,6 +205,38 @@ private Q_SLOTS:
         }
     }
 
+    void aRunningTaskIsFollowedLive()
+    {
+        // A slow LLM (1.5 s per answer): the task is still running when its row is opened.
+        test::SuiteServer server({}, 1500);
+        QTemporaryDir tmp;
+        qputenv("KWB_CONFIG_DIR", server.configDir().toLocal8Bit());
+        qputenv("KWB_PYTHON", test::testPython().toLocal8Bit());
+        suite::SuiteConfig cfg;
+        cfg.suiteDir = tmp.filePath(QStringLiteral("suite"));
+        cfg.provider.provider = QStringLiteral("fake");
+        cfg.pipeline.eval.device = QStringLiteral("cpu");
+        cfg.pipeline.eval.trials = 2;
+        cfg.pipeline.eval.repeat = 5;
+        cfg.pipeline.seeds = 2;
+        cfg.pipeline.maxRepairs = 0;
+        cfg.pipeline.scoreThreshold = 0;
+        cfg.pipeline.stages = false;
+        MainWindow w;
+        w.setInteractive(false);
+        QString error;
+        QVERIFY2(w.suiteDock()->startSuite(cfg, {QStringLiteral(KWB_SOURCE_DIR "/tasks/level1/1_ReLU.py")}, &error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(!w.suiteDock()->model()->entries().at(0).runDir.isEmpty(), 30000);
+        QSignalSpy finished(w.suiteDock(), &SuiteDock::suiteFinished);
+        w.suiteDock()->openRow(0);
+        QVERIFY(w.suiteDock()->livePipeline(w.runDirectory()));
+        const int before = w.run().candidates.size();
+        // Candidates arrive in the window as the run makes them, without reopening it.
+        QTRY_VERIFY_WITH_TIMEOUT(w.run().candidates.size() > before, 60000);
+        QVERIFY(finished.wait(120000));
+        QCOMPARE(w.run().candidates.size(), 3); // baseline and two seeds
+    }
+
     void newSuiteDialogChecks()
     {
         QTemporaryDir tmp;
