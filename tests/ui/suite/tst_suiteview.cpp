@@ -44,6 +44,22 @@ QStringList column(const QAbstractItemModel *m, int col = SuiteModel::Task)
     return out;
 }
 
+/// A suite of the small CPU tasks through the loopback server's provider "fake", quick settings.
+suite::SuiteConfig quickConfig(const QString &dir, int seeds)
+{
+    suite::SuiteConfig cfg;
+    cfg.suiteDir = dir;
+    cfg.provider.provider = QStringLiteral("fake");
+    cfg.pipeline.eval.device = QStringLiteral("cpu");
+    cfg.pipeline.eval.trials = 2;
+    cfg.pipeline.eval.repeat = 5;
+    cfg.pipeline.seeds = seeds;
+    cfg.pipeline.maxRepairs = 1;
+    cfg.pipeline.scoreThreshold = 0;
+    cfg.pipeline.stages = false;
+    return cfg;
+}
+
 QString copyFixture(const QTemporaryDir &tmp)
 {
     QProcess::execute(QStringLiteral("cp"), {QStringLiteral("-r"), QStringLiteral(KWB_TEST_DATA "/suite/fixture"), tmp.path()});
@@ -165,17 +181,8 @@ private Q_SLOTS:
         QTemporaryDir tmp;
         qputenv("KWB_CONFIG_DIR", server.configDir().toLocal8Bit());
         qputenv("KWB_PYTHON", test::testPython().toLocal8Bit());
-        suite::SuiteConfig cfg;
-        cfg.suiteDir = tmp.filePath(QStringLiteral("suite"));
+        suite::SuiteConfig cfg = quickConfig(tmp.filePath(QStringLiteral("suite")), 1);
         cfg.jobs = 2;
-        cfg.provider.provider = QStringLiteral("fake");
-        cfg.pipeline.eval.device = QStringLiteral("cpu");
-        cfg.pipeline.eval.trials = 2;
-        cfg.pipeline.eval.repeat = 5;
-        cfg.pipeline.seeds = 1;
-        cfg.pipeline.maxRepairs = 1;
-        cfg.pipeline.scoreThreshold = 0;
-        cfg.pipeline.stages = false;
         SuiteDock dock;
         QAbstractItemModelTester tester(dock.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         QSignalSpy finished(&dock, &SuiteDock::suiteFinished);
@@ -212,16 +219,8 @@ private Q_SLOTS:
         QTemporaryDir tmp;
         qputenv("KWB_CONFIG_DIR", server.configDir().toLocal8Bit());
         qputenv("KWB_PYTHON", test::testPython().toLocal8Bit());
-        suite::SuiteConfig cfg;
-        cfg.suiteDir = tmp.filePath(QStringLiteral("suite"));
-        cfg.provider.provider = QStringLiteral("fake");
-        cfg.pipeline.eval.device = QStringLiteral("cpu");
-        cfg.pipeline.eval.trials = 2;
-        cfg.pipeline.eval.repeat = 5;
-        cfg.pipeline.seeds = 2;
+        suite::SuiteConfig cfg = quickConfig(tmp.filePath(QStringLiteral("suite")), 2);
         cfg.pipeline.maxRepairs = 0;
-        cfg.pipeline.scoreThreshold = 0;
-        cfg.pipeline.stages = false;
         MainWindow w;
         w.setInteractive(false);
         QString error;
