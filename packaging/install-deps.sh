@@ -10,6 +10,7 @@ packages=(
     pybind11-dev python3-dev python3-pytest python3-torch
     bubblewrap xvfb xauth
     appstream desktop-file-utils debootstrap
+    slurm-wlm munge # the Slurm backend's test starts a single-node cluster (tests/core/suite)
 )
 
 missing=()

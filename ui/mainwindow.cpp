@@ -23,6 +23,7 @@
 #include "runsdock.h"
 #include "shortcutsdialog.h"
 #include "store/runstore.h"
+#include "suite/suitedock.h"
 #include "tasks/taskindex.h"
 #include "verdictsview.h"
 
@@ -154,6 +155,7 @@ void MainWindow::createDocks()
     tabifyDockWidget(latency, diff);
     tabifyDockWidget(latency, profile);
     latency->raise();
+    m_suite = SuiteDock::install(this);
 }
 
 void MainWindow::applyDefaultLayout()
@@ -210,6 +212,8 @@ void MainWindow::createMenus()
     m_stopAction->setEnabled(false);
     file->addSeparator();
     addAction(file, tr("&Open run…"), QKeySequence::Open, [this] { onOpenRunDialog(); });
+    addAction(file, tr("New s&uite…"), {}, [this] { m_suite->newSuiteDialog(); });
+    addAction(file, tr("Open su&ite…"), {}, [this] { m_suite->openSuiteDialog(); });
     addAction(file, tr("Open &demo run"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D), [this] { openDemo(); });
     addAction(file, tr("&Reload run"), QKeySequence(Qt::Key_F5), [this] {
         if (!m_runDir.isEmpty())

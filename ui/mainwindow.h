@@ -32,6 +32,7 @@ class ProfileView;
 class RunController;
 class RunLoader;
 class RunsDock;
+class SuiteDock;
 class VerdictsView;
 
 /// The workbench window: the candidate tree drives the code, verdicts and LLM-exchange views; the
@@ -73,6 +74,7 @@ public:
     ExchangeView *exchangeView() const { return m_exchange; }
     GateBar *gateBar() const { return m_gateBar; }
     RunsDock *runsDock() const { return m_runs; }
+    SuiteDock *suiteDock() const { return m_suite; }
     DiffView *diffView() const { return m_diff; }
     LatencyChart *latencyChart() const { return m_chart; }
     ProfileView *profileView() const { return m_profile; }
@@ -162,6 +164,7 @@ private:
     ExchangeView *m_exchange = nullptr;
     GateBar *m_gateBar = nullptr;
     RunsDock *m_runs = nullptr;
+    SuiteDock *m_suite = nullptr;
     RunLoader *m_loader = nullptr;
     DiffView *m_diff = nullptr;
     LatencyChart *m_chart = nullptr;

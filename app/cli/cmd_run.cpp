@@ -2,6 +2,7 @@
 // kwb run: the optimization pipeline, headless, with gates answered automatically or at the terminal.
 #include "commands.h"
 #include "optionreader.h"
+#include "runoptions.h"
 
 #include "env/locations.h"
 #include "eval/evaluator.h"
@@ -28,23 +29,8 @@ int runRun(const QStringList &args)
     QCommandLineParser p;
     p.setApplicationDescription(QStringLiteral("Run the optimization pipeline on a task."));
     p.addPositionalArgument(QStringLiteral("TASK"), QStringLiteral("task file or task name (not needed with --resume)"));
+    addRunOptions(p);
     p.addOptions({
-        {QStringLiteral("provider"), QStringLiteral("LLM provider (openai, deepseek, anthropic, ollama, ..., replay)"), QStringLiteral("P")},
-        {QStringLiteral("model"), QStringLiteral("model name"), QStringLiteral("M")},
-        {QStringLiteral("seeds"), QStringLiteral("seed generations (default 2)"), QStringLiteral("N")},
-        {QStringLiteral("max-repairs"), QStringLiteral("repairs per candidate (default 3)"), QStringLiteral("N")},
-        {QStringLiteral("threshold"), QStringLiteral("analyse seeds scoring below this (default 1.0)"), QStringLiteral("X")},
-        {QStringLiteral("auto"), QStringLiteral("fully automatic (no gates)")},
-        {QStringLiteral("interactive"), QStringLiteral("answer the gates at the terminal (default gates: all)")},
-        {QStringLiteral("gates"), QStringLiteral("gate policy: all, failures, none"), QStringLiteral("POLICY")},
-        {QStringLiteral("runs-dir"), QStringLiteral("where runs go (default $KWB_RUNS_DIR or ./runs)"), QStringLiteral("DIR")},
-        {QStringLiteral("device"), QStringLiteral("auto, cpu or cuda"), QStringLiteral("D")},
-        {QStringLiteral("trials"), QStringLiteral("correctness trials"), QStringLiteral("N")},
-        {QStringLiteral("repeat"), QStringLiteral("timed trials"), QStringLiteral("N")},
-        {QStringLiteral("no-stages"), QStringLiteral("stop after selecting the best (no grid/block/memory stages)")},
-        {QStringLiteral("no-profile"), QStringLiteral("do not profile the analysed candidates with Nsight Compute")},
-        {QStringLiteral("cassette"), QStringLiteral("replay the answers of this cassette"), QStringLiteral("FILE")},
-        {QStringLiteral("lenient"), QStringLiteral("replay even when a prompt differs from the recorded one")},
         {QStringLiteral("record-cassette"), QStringLiteral("write the run's exchanges as a cassette (with prompt hashes of the current templates)"), QStringLiteral("FILE")},
         {QStringLiteral("resume"), QStringLiteral("continue an interrupted run"), QStringLiteral("RUN_DIR")},
     });
@@ -81,59 +67,20 @@ int runRun(const QStringList &args)
         return InputError;
     }
 
-    bool ok = true;
-    auto intOpt = [&](const char *name, int &target) {
-        if (p.isSet(QString::fromLatin1(name))) {
-            bool good = false;
-            const int v = p.value(QString::fromLatin1(name)).toInt(&good);
-            if (!good || v < 0) {
-                err() << "kwb run: --" << name << " needs a number\n";
-                ok = false;
-            }
-            target = v;
-        }
-    };
-    intOpt("seeds", cfg.seeds);
-    intOpt("max-repairs", cfg.maxRepairs);
-    intOpt("trials", cfg.eval.trials);
-    intOpt("repeat", cfg.eval.repeat);
-    if (p.isSet(QStringLiteral("threshold")))
-        cfg.scoreThreshold = p.value(QStringLiteral("threshold")).toDouble(&ok);
-    if (!ok)
-        return UsageError;
-    if (p.isSet(QStringLiteral("device")))
-        cfg.eval.device = p.value(QStringLiteral("device"));
-    cfg.stages = !p.isSet(QStringLiteral("no-stages"));
-    cfg.profile = !p.isSet(QStringLiteral("no-profile"));
-    cfg.runsDir = env::runsDir(p.value(QStringLiteral("runs-dir")));
-    const bool interactive = p.isSet(QStringLiteral("interactive"));
-    if (interactive && p.isSet(QStringLiteral("auto"))) {
-        err() << "kwb run: --auto and --interactive exclude each other\n";
-        return UsageError;
-    }
-    cfg.gatePolicy = interactive ? pipeline::GatePolicy::All : pipeline::GatePolicy::None;
-    if (p.isSet(QStringLiteral("gates"))) {
-        const auto g = pipeline::gatePolicyFromString(p.value(QStringLiteral("gates")));
-        if (!g) {
-            err() << "kwb run: --gates takes all, failures or none\n";
-            return UsageError;
-        }
-        cfg.gatePolicy = *g;
-    }
+    pipeline::ProviderRequest request;
+    bool interactive = false;
+    if (const auto bad = readRunOptions(p, "run", cfg, request, &interactive))
+        return *bad;
 
     // The provider: a cassette, a named provider, or the default one; with no key, the shipped cassette.
-    pipeline::ProviderRequest request;
     request.taskFile = cfg.taskFile;
-    request.cassette = p.value(QStringLiteral("cassette"));
-    request.provider = p.value(QStringLiteral("provider"));
     if (request.provider.isEmpty() && previous && request.cassette.isEmpty())
         request.provider = previous->info.provider;
     if (previous && request.cassette.isEmpty()) {
         request.cassette = previous->info.settings.value(QStringLiteral("cassette")).toString();
         request.cassetteIsShipped = !request.cassette.isEmpty();
     }
-    request.model = p.value(QStringLiteral("model"));
-    request.lenient = p.isSet(QStringLiteral("lenient")) || p.isSet(QStringLiteral("record-cassette"));
+    request.lenient = request.lenient || p.isSet(QStringLiteral("record-cassette"));
     pipeline::ProviderSetup setup = pipeline::setUpProvider(request);
     if (!setup) {
         err() << "kwb run: " << setup.errorText << "\n";

@@ -26,5 +26,6 @@ int runEval(const QStringList &args);
 int runShow(const QStringList &args);
 int runDetect(const QStringList &args);
 int runRun(const QStringList &args);
+int runSuite(const QStringList &args);
 
 } // namespace kwb::cli

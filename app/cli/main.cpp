@@ -40,6 +40,7 @@ const std::map<QString, Command> &commands()
         {QStringLiteral("show"), {runShow, "show RUN [--json|--markdown|--html FILE]  print a run's tree or a report"}},
         {QStringLiteral("detect"), {runDetect, "detect TASK CANDIDATE [--json]  run the detectors on a file"}},
         {QStringLiteral("run"), {runRun, "run TASK [options]              run the optimization pipeline"}},
+        {QStringLiteral("suite"), {runSuite, "suite TASK_OR_DIR... [options]  run the pipeline on many tasks (GPU lanes, Slurm)"}},
     };
     return table;
 }

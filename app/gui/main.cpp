@@ -2,6 +2,7 @@
 // kernel-workbench [--demo] [--replay-demo] [RUN_DIR]: the workbench GUI. Argument handling only; the window is kwb_ui.
 #include "llm/providerconfig.h"
 #include "mainwindow.h"
+#include "suite/suitedock.h"
 #include "runcontroller.h"
 #include "runsdock.h"
 
@@ -74,7 +75,10 @@ int main(int argc, char *argv[])
     const QCommandLineOption raiseOpt(QStringLiteral("raise"),
                                       QStringLiteral("Show and raise these docks (comma-separated object names, e.g. dockDiff)."),
                                       QStringLiteral("DOCKS"));
-    parser.addOptions({demo, runsDir, themeOpt, screenshot, quitAfter, select, replayDemo, gatesOpt, sizeOpt, raiseOpt});
+    
+    const QCommandLineOption suiteOpt(QStringLiteral("suite"), QStringLiteral("Open this suite folder (and its first task's run)."),
+                                      QStringLiteral("DIR"));
+    parser.addOptions({demo, runsDir, themeOpt, screenshot, quitAfter, select, replayDemo, gatesOpt, suiteOpt, sizeOpt, raiseOpt});
     parser.addPositionalArgument(QStringLiteral("RUN_DIR"), QStringLiteral("A run directory to open."), QStringLiteral("[RUN_DIR]"));
     parser.process(app);
 
@@ -121,6 +125,12 @@ int main(int argc, char *argv[])
     const QStringList args = parser.positionalArguments();
     if (parser.isSet(replayDemo)) {
         // The live run is what shows: nothing else is opened (a late load would cover it).
+    } else if (parser.isSet(suiteOpt)) {
+        QString error;
+        if (window.suiteDock()->openSuite(parser.value(suiteOpt), &error))
+            window.suiteDock()->openRow(0);
+        else
+            std::fprintf(stderr, "kernel-workbench: %s\n", qPrintable(error));
     } else if (!args.isEmpty()) {
         window.openRun(args.first());
     } else if (parser.isSet(demo) || !anyLlmKey()) {

@@ -83,7 +83,7 @@ struct Evaluator::Job {
 };
 
 Evaluator::Evaluator(QObject *parent)
-    : QObject(parent)
+    : EvalBackend(parent)
     , m_cache(std::make_unique<BaselineCache>())
 {
     const QByteArray pre = qgetenv("KWB_PRESTART");
@@ -144,6 +144,14 @@ void Evaluator::prestart(const QString &python)
         return;
     discardWarm();
     m_warm = spawnWorker(py);
+}
+
+void Evaluator::setLane(const QString &visibleDevices, const QString &lockKey)
+{
+    if (visibleDevices != m_visibleDevices)
+        discardWarm();
+    m_visibleDevices = visibleDevices;
+    m_lockKey = lockKey;
 }
 
 void Evaluator::setSandboxEnabled(bool on)
@@ -247,7 +255,7 @@ void Evaluator::pump()
     }
 
     job.stage = Job::WaitingLock;
-    job.lock = new GpuLock(GpuLock::keyForDevice(job.req.device), {}, this);
+    job.lock = new GpuLock(m_lockKey.isEmpty() ? GpuLock::keyForDevice(job.req.device) : m_lockKey, {}, this);
     connect(job.lock, &GpuLock::acquired, this, &Evaluator::startJob);
     if (!job.lock->tryAcquire()) {
         job.phase = QStringLiteral("waiting_for_gpu");
@@ -264,6 +272,7 @@ WorkerProcess *Evaluator::spawnWorker(const QString &python)
     const Sandbox sb = m_sandboxOn ? Sandbox::detect()
                                    : Sandbox::disabled(QStringLiteral("unsandboxed: sandbox turned off for this evaluator"));
     auto *w = new WorkerProcess(python, scratch, sb, this);
+    w->setVisibleDevices(m_visibleDevices);
     w->start();
     return w;
 }

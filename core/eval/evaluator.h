@@ -2,6 +2,7 @@
 #pragma once
 
 #include "eval/baselinecache.h"
+#include "eval/evalbackend.h"
 #include "eval/evalrequest.h"
 #include "model/evalresult.h"
 
@@ -28,7 +29,7 @@ class WorkerProcess;
 /// there; the worker's HOME, TRITON_CACHE_DIR and TORCH_EXTENSIONS_DIR point into it), a worker
 /// with a scrubbed environment (no API keys), under bubblewrap when usable. A warm worker is kept
 /// ready so the `import torch` cost is paid before the request arrives.
-class Evaluator : public QObject
+class Evaluator : public EvalBackend
 {
     Q_OBJECT
 public:
@@ -36,11 +37,11 @@ public:
     ~Evaluator() override;
 
     /// Queues an evaluation; returns its job id at once.
-    QString evaluate(const EvalRequest &req);
+    QString evaluate(const EvalRequest &req) override;
     /// Queues a baseline timing of the reference only; answered from the BaselineCache when it can.
-    QString baseline(const EvalRequest &req, bool useCache = true);
+    QString baseline(const EvalRequest &req, bool useCache = true) override;
     /// Cancels a queued or running job; evaluationFinished() follows with status Cancelled.
-    void cancel(const QString &jobId);
+    void cancel(const QString &jobId) override;
 
     /// CLI and tests only: runs a local event loop until the result is there.
     EvalResult evaluateBlocking(const EvalRequest &req);
@@ -67,15 +68,10 @@ public:
 
     BaselineCache &baselineCache();
 
-Q_SIGNALS:
-    /// A job got the GPU lock and its worker (the job is running now).
-    void jobStarted(const QString &jobId);
-    /// Worker phases (loading_task, loading_candidate, compiling, running, profiling) and the
-    /// host's own: "queued", "waiting_for_gpu", "starting_worker".
-    void phaseChanged(const QString &jobId, const QString &phase);
-    /// One line of the worker's log (stderr).
-    void logLine(const QString &jobId, const QString &line);
-    void evaluationFinished(const QString &jobId, const kwb::EvalResult &result);
+    /// A suite lane: workers see only `visibleDevices` (CUDA_VISIBLE_DEVICES, e.g. "3"; empty:
+    /// inherit) and jobs take the GPU lock `lockKey` (e.g. "gpu3"; empty: from the request's device).
+    /// Discards a warm worker started under other settings.
+    void setLane(const QString &visibleDevices, const QString &lockKey);
 
 private:
     /// Starts one job with `start` (which returns its id) and runs a local event loop until it finishes.
@@ -102,6 +98,8 @@ private:
     bool m_prestart = true;
     bool m_sandboxOn = true;
     int m_nextId = 1;
+    QString m_visibleDevices;
+    QString m_lockKey;
 };
 
 } // namespace kwb

@@ -94,6 +94,8 @@ void WorkerProcess::start()
     envir.insert(QStringLiteral("PYTHONDONTWRITEBYTECODE"), QStringLiteral("1"));
     envir.insert(QStringLiteral("PYTHONUNBUFFERED"), QStringLiteral("1"));
     envir.insert(QStringLiteral("KWB_SANDBOXED"), m_sandbox.enabled() ? QStringLiteral("1") : QStringLiteral("0"));
+    if (!m_visibleDevices.isEmpty())
+        envir.insert(QStringLiteral("CUDA_VISIBLE_DEVICES"), m_visibleDevices);
     QDir().mkpath(m_scratch + QStringLiteral("/tmp"));
     m_proc.setProcessEnvironment(envir);
     m_proc.setWorkingDirectory(m_scratch);

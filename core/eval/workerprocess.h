@@ -24,6 +24,8 @@ public:
     ~WorkerProcess() override; ///< kills the process group
 
     void start();
+    /// CUDA_VISIBLE_DEVICES for the worker (a suite lane's GPU); empty: inherited. Before start().
+    void setVisibleDevices(const QString &devices) { m_visibleDevices = devices; }
     /// Writes one request line; false when the worker is not running. A request with a "key" (hex)
     /// switches the channel to signed messages: from then on only lines signed with that key are
     /// events (PROTOCOL.md); anything else on stdout is logged and dropped.
@@ -65,6 +67,7 @@ private:
     QProcess m_proc;
     QString m_python;
     QString m_scratch;
+    QString m_visibleDevices;
     Sandbox m_sandbox;
     QByteArray m_outBuf;
     QByteArray m_errBuf;

@@ -60,9 +60,14 @@ QJsonObject PipelineConfig::toSettings() const
             {"cassette", cassette}};
 }
 
-Pipeline::Pipeline(PipelineConfig config, llm::LlmProvider *provider, Evaluator *evaluator, QObject *parent)
+Pipeline::Pipeline(PipelineConfig config, llm::LlmProvider *provider, EvalBackend *evaluator, QObject *parent)
     : QObject(parent), m_config(std::move(config)), m_provider(provider), m_evaluator(evaluator)
 {
+    if (m_evaluator) // where a job runs (a cluster job id) goes into this run's log
+        connect(m_evaluator, &EvalBackend::jobNote, this, [this](const QString &job, const QString &line) {
+            if (m_evalJobs.contains(job))
+                log(line);
+        });
     qRegisterMetaType<GateRequest>();
     qRegisterMetaType<GateDecision>();
     qRegisterMetaType<kwb::Candidate>();
@@ -242,7 +247,7 @@ void Pipeline::runBaseline()
     req.taskFile = m_config.taskFile;
     const QString job = m_evaluator->baseline(req);
     m_evalJobs.insert(job, {});
-    connect(m_evaluator, &Evaluator::evaluationFinished, this, [this, job](const QString &id, const EvalResult &r) {
+    connect(m_evaluator, &EvalBackend::evaluationFinished, this, [this, job](const QString &id, const EvalResult &r) {
         if (id != job || halted() || !m_evalJobs.contains(job))
             return;
         m_evalJobs.remove(job);
@@ -822,7 +827,7 @@ void Pipeline::runEvalJob(const EvalRequest &req, Done done, std::function<void(
 {
     const QString job = m_evaluator->evaluate(req);
     m_evalJobs.insert(job, done);
-    connect(m_evaluator, &Evaluator::evaluationFinished, this,
+    connect(m_evaluator, &EvalBackend::evaluationFinished, this,
             [this, job, handle = std::move(handle)](const QString &id, const EvalResult &r) {
                 if (id != job || halted() || !m_evalJobs.contains(job))
                     return;

@@ -17,7 +17,7 @@
 #include <optional>
 
 namespace kwb {
-class Evaluator;
+class EvalBackend;
 namespace llm {
 class LlmProvider;
 class LlmCall;
@@ -84,7 +84,7 @@ class Pipeline : public QObject
     Q_OBJECT
 public:
     /// `provider` and `evaluator` are not owned and must outlive the pipeline.
-    Pipeline(PipelineConfig config, llm::LlmProvider *provider, Evaluator *evaluator, QObject *parent = nullptr);
+    Pipeline(PipelineConfig config, llm::LlmProvider *provider, EvalBackend *evaluator, QObject *parent = nullptr);
     ~Pipeline() override;
 
     /// Answers gates; not owned. Without one, gateOpened() waits for submitDecision().
@@ -179,7 +179,7 @@ private:
 
     PipelineConfig m_config;
     QPointer<llm::LlmProvider> m_provider;
-    QPointer<Evaluator> m_evaluator;
+    QPointer<EvalBackend> m_evaluator;
     Decider *m_decider = nullptr;
     DetectorHook m_detect;
     std::unique_ptr<prompts::PromptLibrary> m_prompts;

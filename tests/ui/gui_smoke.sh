@@ -99,3 +99,13 @@ for line in open(listing):
 sys.exit(1 if failed else 0)
 PY
 echo "PASS: screenshots in $out"
+
+# The Suite view on the fixture suite (a real `kwb suite` output), its first task's run open.
+suite_shot="$out/gui-smoke-suite.png"
+rm -f "$suite_shot"
+suite_copy=$(mktemp -d)
+cp -r "$(dirname "$0")/../data/suite/fixture" "$suite_copy/"
+timeout 120 xvfb-run -a -s "-screen 0 1600x1000x24" "$app" --suite "$suite_copy/fixture" --screenshot "$suite_shot" --quit-after-ms 5000
+rm -rf "$suite_copy"
+test -s "$suite_shot" || { echo "FAIL: no screenshot at $suite_shot"; exit 1; }
+echo "PASS: $suite_shot"

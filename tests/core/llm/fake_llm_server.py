@@ -106,6 +106,16 @@ def anthropic_events(text, reasoning=""):
 
 
 class Handler(BaseHTTPRequestHandler):
+    def answer(self, text, model, stream, n=0):
+        """An OpenAI chat answer carrying `text`: streamed in chunks, or one JSON body with usage."""
+        if stream:
+            return self.stream(openai_chunks(text, "", True, model=model), delay=0)
+        return self.send_json(200, {"id": "chatcmpl-s", "object": "chat.completion", "model": model,
+                                    "choices": [{"index": 0, "finish_reason": "stop",
+                                                 "message": {"role": "assistant", "content": text}}],
+                                    "usage": {"prompt_tokens": 100 + n, "completion_tokens": 50 + n,
+                                              "total_tokens": 150 + 2 * n}})
+
     protocol_version = "HTTP/1.0"  # close after each reply: the body ends with the connection
 
     def log_message(self, fmt, *args):  # keep the test output quiet
@@ -225,14 +235,19 @@ class Handler(BaseHTTPRequestHandler):
         return self.stream(openai_chunks(text, reasoning, usage))
 
 
-def main():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+def serve(handler):
+    """Serves `handler` on a free loopback port (printed on the first stdout line) until killed."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
     print(server.server_address[1], flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
         pass
+
+
+def main():
+    serve(Handler)
 
 
 if __name__ == "__main__":

@@ -46,23 +46,11 @@ class ScriptedHandler(base.Handler):
             with open(os.path.join(folder, name + ".requests.jsonl"), "a", encoding="utf-8") as log:
                 log.write(json.dumps({"n": n, "messages": req.get("messages", [])}, ensure_ascii=False) + "\n")
         text = answers[n] if n < len(answers) else "The script for %s has no answer %d." % (name, n + 1)
-        if req.get("stream"):
-            return self.stream(base.openai_chunks(text, "", True, model=model), delay=0)
-        return self.send_json(200, {"id": "chatcmpl-s", "object": "chat.completion", "model": model,
-                                    "choices": [{"index": 0, "finish_reason": "stop",
-                                                 "message": {"role": "assistant", "content": text}}],
-                                    "usage": {"prompt_tokens": 100 + n, "completion_tokens": 50 + n,
-                                              "total_tokens": 150 + 2 * n}})
+        return self.answer(text, model, req.get("stream"), n)
 
 
 def main():
-    server = base.ThreadingHTTPServer(("127.0.0.1", 0), ScriptedHandler)
-    server.daemon_threads = True
-    print(server.server_address[1], flush=True)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
+    base.serve(ScriptedHandler)
 
 
 if __name__ == "__main__":
