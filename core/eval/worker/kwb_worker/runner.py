@@ -17,6 +17,7 @@ import torch
 
 from . import wire as wire_mod
 from .arena import Arena, LayoutError
+from .evaluate import flatten, strict_fp32
 from .failures import Failure, classify, one_line
 from .integrity import storage_ptr, timers_snapshot, tf32_flags
 from .loader import import_file, seed_all
@@ -29,22 +30,6 @@ _synchronize = torch.cuda.synchronize
 _Event = torch.cuda.Event
 _elapsed = torch.cuda.Event.elapsed_time
 _record = torch.cuda.Event.record
-
-
-def _strict_fp32():
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
-    if hasattr(torch, "set_float32_matmul_precision"):
-        torch.set_float32_matmul_precision("highest")
-
-
-def _flatten(out):
-    if isinstance(out, (tuple, list)):
-        flat = []
-        for o in out:
-            flat.extend(_flatten(o))
-        return flat
-    return [out]
 
 
 class Runner:
@@ -81,7 +66,7 @@ class Runner:
         self.m_needsGpu = bool(msg.get("needs_gpu"))
         self.m_timers = timers_snapshot()
         self.m_threads = {t.ident for t in threading.enumerate()}
-        _strict_fp32()
+        strict_fp32()
         self.m_tf32 = tf32_flags()
         self.m_phase = "loading_candidate"
         mod = import_file(self.m_candidate, "candidate")
@@ -114,7 +99,7 @@ class Runner:
         self.m_slots[slot] = new
         # The next call's random state is set here, outside the judge's timed window (seeding costs
         # a quarter of a millisecond on some builds).
-        _strict_fp32()
+        strict_fp32()
         seed_all(int(msg["seed"]))
         if self.m_device.type == "cuda":
             _synchronize()
@@ -142,7 +127,7 @@ class Runner:
                 _record(start)
                 out = model(*inputs)
                 _record(end)
-                flat = _flatten(out)
+                flat = flatten(out)
                 if check_side:
                     torch.cuda.current_stream().synchronize()
                     snap = [x.detach().clone() if isinstance(x, torch.Tensor) else x for x in flat]
@@ -156,7 +141,7 @@ class Runner:
             else:
                 t0 = _perf_counter()
                 out = model(*inputs)
-                flat = _flatten(out)
+                flat = flatten(out)
                 ms = (_perf_counter() - t0) * 1000.0
                 peak = -1
         self.m_last = flat
