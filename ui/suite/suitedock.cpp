@@ -105,9 +105,12 @@ SuiteDock *SuiteDock::install(MainWindow *window)
     dock->setObjectName(QStringLiteral("dockSuite")); // saveState() finds docks by name
     dock->setWidget(view);
     window->addDockWidget(Qt::BottomDockWidgetArea, dock);
-    if (QDockWidget *chart = window->dockOf(window->latencyChart()))
+    QDockWidget *chart = window->dockOf(window->latencyChart());
+    if (chart)
         window->tabifyDockWidget(chart, dock);
     dock->hide();
+    if (chart)
+        chart->raise(); // hiding the suite's tab must not bring another (the profile) to the front
     auto showDock = [dock] {
         dock->show();
         dock->raise();
