@@ -202,11 +202,6 @@ def _fwd_seed(ctx, trial):
     return ctx.seed + 1000 + trial
 
 
-def _sync(ctx):
-    if ctx.device.type == "cuda":
-        torch.cuda.synchronize()
-
-
 def _graph_baseline(ctx, inputs, ref_out_flat):
     """(replay_fn, None) or (None, why)."""
     try:

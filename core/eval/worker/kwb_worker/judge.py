@@ -68,14 +68,6 @@ def _align(n):
     return (n + ALIGN - 1) // ALIGN * ALIGN
 
 
-def _values_bytes(values):
-    return tensor_bytes(values)
-
-
-def _cpu(values):
-    return [x.detach().cpu() if isinstance(x, torch.Tensor) else x for x in values]
-
-
 def _keep(values, device, big):
     """Reference outputs stay on the device unless they are big (then on the host)."""
     return [x.detach().to("cpu" if big else device) if isinstance(x, torch.Tensor) else x for x in values]
@@ -191,7 +183,7 @@ class _Judge:
         """Bytes of one input set, from shapes alone where torch can (meta tensors), else -1."""
         try:
             with torch.device("meta"):
-                return _values_bytes(list(self.ctx.task.get_inputs()))
+                return tensor_bytes(list(self.ctx.task.get_inputs()))
         except BaseException:
             return -1
 
@@ -314,7 +306,7 @@ class _Judge:
         probed = self.probe_input_bytes()
         self.big = probed > BIG_INPUTS
         first = self.trial_inputs(0)
-        self.in_bytes = _values_bytes(first)
+        self.in_bytes = tensor_bytes(first)
         self.n_inputs = len(first)
         self.big = self.in_bytes > BIG_INPUTS
         ref0 = self.reference(first, _fwd_seed(ctx, 0), measure=True)

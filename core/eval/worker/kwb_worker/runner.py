@@ -17,7 +17,7 @@ import torch
 
 from . import wire as wire_mod
 from .arena import Arena, LayoutError
-from .evaluate import flatten, strict_fp32
+from .evaluate import _equal_nan, flatten, strict_fp32
 from .failures import Failure, classify, one_line
 from .integrity import storage_ptr, timers_snapshot, tf32_flags
 from .loader import import_file, seed_all
@@ -232,12 +232,6 @@ class Runner:
 def _first(*xs):
     """The dry calls' forward: a fresh tensor of the first input's shape, no work to speak of."""
     return torch.empty_like(xs[0]) if xs and isinstance(xs[0], torch.Tensor) else None
-
-
-def _equal_nan(a, b):
-    if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
-        return a.shape == b.shape and bool(torch.equal(torch.nan_to_num(a), torch.nan_to_num(b)))
-    return True
 
 
 def main(fd):

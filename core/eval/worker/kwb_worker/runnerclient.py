@@ -15,7 +15,6 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
 
 from .channel import log
 from .wire import Wire, WireError
@@ -285,6 +284,3 @@ def place_candidate(src, home, uid):
             pass
     return dst
 
-
-def now():
-    return time.perf_counter()
