@@ -1,12 +1,11 @@
 # SPDX-License-Identifier: MIT
 # Cheat class: poisoning the judge's calibration. Task: level1/3_Matmul.py
 # (From the red-team pass on the judge; see PROTOCOL.md.)
-# Class: poisoning the judge's calibration. The judge measures its IPC cost with 5 pings to the
-# runner (median) and subtracts it from every timed call's wall time and adds it to the refill and
-# delivery allowances. The hooked ping handler sleeps 40 ms, so ipc ~40 ms: the judge's wall for the
-# call becomes max(w - 40, 0) = 0 (no claim can be refused) and refill may take ~3*40 ms + 2 ms.
-# The whole matmul is then done in the hooked refill step; forward returns it, and the claimed time
-# is set to 1/4 of the matmul time the runner measured (a believable 3-4x).
+# Class: poisoning the judge's calibration. The hooked ping handler sleeps 40 ms, hoping the judge
+# measures its round trip with pings after the import and subtracts it from every framed call (then no
+# claim could be refused). The whole matmul is done in the hooked refill step where it can be (big
+# input sets are refilled outside the framed call), and the claimed time is 1/4 of the matmul time the
+# runner measured (a believable 3-4x), whatever the call really took.
 import sys, time, torch, torch.nn as nn
 def _find_serve():
     f = sys._getframe()

@@ -155,11 +155,13 @@ class JudgeChecks:
         clean["tf32_changed"] = tf
         self.m_runner = clean
 
-    def note_timing(self, claimed, wall, prep, deliver, ipc, calib):
-        """Compares the runner's clock with the judge's. Returns the figures to report (ms per call): the
-        runner's when the two agree, the judge's when the runner's are refused."""
+    def note_timing(self, claimed, framed, prep, deliver, wake, ipc, calib):
+        """Compares the runner's clock with the judge's. `framed` holds the judge's wall clock around each
+        timed call, `wake` its round trips to the runner between calls. Returns the figures to report
+        (ms per call): the runner's when the two agree, the judge's when the runner's are refused."""
         if not claimed:
             return []
+        wall = [max(f - ipc, 0.0) for f in framed]
         # Fastest against fastest: the noise of a loaded machine only ever adds time, while work a
         # candidate hides is in every call, so the minima keep the signal and drop the noise.
         # Plumbing: what dry calls through the same runner cost before the candidate was loaded (the
@@ -172,13 +174,28 @@ class JudgeChecks:
               "fastest %.4f ms, median %.4f ms (less %.3f ms for a round trip and %.3f ms of plumbing, measured "
               "with dry calls before the candidate was loaded)" % (c, statistics.median(claimed), w_raw, w_med, ipc,
                                                                   plumbing)]
-        # The runner's clock stands unless it is far below the judge's (fastest framed call less the
-        # plumbing the dry calls showed): then the judge's figure is reported. A per-call max of the
-        # two would be stricter, but the framed call's own noise (a pageable copy inside it) would
-        # then inflate every honest figure.
+        # The runner's clock runs inside the judge's frame (the same monotonic clock on the CPU; events
+        # recorded after the request arrived and waited on before the reply on the GPU), so a claim
+        # longer than its frame cannot come from an honest runner, whichever way it errs.
+        over = [(i, a, f) for i, (a, f) in enumerate(zip(claimed, framed)) if a > f + 0.02 + 0.01 * f]
+        # The round trip between calls is the plumbing the runner's own code runs; one far slower than
+        # before the candidate was imported means the candidate changed that code.
+        slow_wake = min(wake) if wake else 0.0
+        wake_bound = 5.0 * ipc + 10.0
         refused = list(claimed)
         slack, factor = (0.05, 0.7) if self.m_onGpu else (0.5, 0.7)
-        if c < factor * w - slack:
+        if over:
+            i, a, f = over[0]
+            self.m_timing = ("yes", "the candidate's clock says timed call %d took %.4f ms, longer than the %.4f ms "
+                                    "the judge's wall clock framed it in: the clock is not the runner's" % (i + 1, a, f),
+                             ev + ["%d of %d timed calls claimed more time than their frame" % (len(over), len(claimed))])
+            refused = [max(wa - plumbing, 0.0) for wa in wall]
+        elif slow_wake > wake_bound:
+            self.m_timing = ("yes", "the runner's round trip took at least %.3f ms between timed calls after the "
+                                    "candidate was loaded, %.3f ms before: the candidate changed the runner's "
+                                    "plumbing, and its clock is refused" % (slow_wake, ipc), ev)
+            refused = [max(wa - plumbing, 0.0) for wa in wall]
+        elif c < factor * w - slack:
             self.m_timing = ("yes", "the candidate's clock says %.4f ms, the judge's wall clock %.4f ms: the "
                                     "figure is refused" % (c, w), ev)
             refused = [max(wa - plumbing, 0.0) for wa in wall]

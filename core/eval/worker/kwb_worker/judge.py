@@ -553,7 +553,7 @@ class _Judge:
             self.take_outputs("warm-up")
 
         base_times = {n: [] for n in fns}
-        claimed, wall, prep, deliver = [], [], [], []
+        claimed, wall, prep, deliver, wake = [], [], [], [], []
         for rnd in range(repeat + 1):  # round 0 is discarded
             if fns:
                 self.runner.pause()
@@ -579,7 +579,9 @@ class _Judge:
                 p_ms = 0.0
             else:
                 p_ms = self.send_set(slot, inputs, fwd_seed)
-            self._ping()  # wakes the runner from its stop before the window opens (SIGCONT is not free)
+            # Wakes the runner from its stop before the window opens (SIGCONT is not free); timed, since a
+            # round trip far slower than before the candidate was loaded means it changed the plumbing.
+            wake.append(self._ping())
             if flusher is not None:
                 timing._synchronize()
                 flusher.flush()
@@ -591,7 +593,7 @@ class _Judge:
             outs, _, d_ms = self.take_outputs("timed call %d" % rnd)
             if rnd > 0:
                 claimed.append(c_ms)
-                wall.append(max(w_ms - ipc, 0.0))
+                wall.append(w_ms)
                 prep.append(p_ms)
                 deliver.append(d_ms)
             if rnd == 0 or (rnd - 1) in checked:
@@ -620,7 +622,7 @@ class _Judge:
         for n, v in base_times.items():
             res[n] = timing.stats(v)
         res["candidate"] = timing.stats(claimed)
-        res["candidate"] = timing.stats(self.checks.note_timing(claimed, wall, prep, deliver, ipc, self.calib))
+        res["candidate"] = timing.stats(self.checks.note_timing(claimed, wall, prep, deliver, wake, ipc, self.calib))
         if self.checks.refused_clock():
             self.notes.append("the candidate's own clock was refused; its time is the judge's wall clock")
         if clean:
