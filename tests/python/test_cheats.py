@@ -19,6 +19,13 @@ FAST = ["--device", "cpu", "--trials", "3", "--warmup", "1", "--repeat", "6", "-
         "--compile-timeout", "60"]
 
 
+# Planted where a careless evaluator would hand them to the candidate's process: names that do not
+# say KEY or TOKEN, values the results must never contain.
+PLANTED = {"DATABASE_URL": "postgres://kwb:planted-db-password@db.internal/prod", "GH_PAT": "planted-gh-pat",
+           "SMTP_PASSWD": "planted-mail-password"}
+ESCAPED = "/tmp/kwb-cheat-escaped-the-stop"  # escape_the_stop.py's marker
+
+
 def _header(path):
     with open(path) as f:
         head = f.read(600)
@@ -27,9 +34,27 @@ def _header(path):
     return cls, tsk
 
 
+def _no_gain_is_enough(name):
+    """Cheats whose whole aim is speed (or a side effect tested on its own): coming back clean is fine
+    when they are no faster than an honest copy would be."""
+    with open(os.path.join(DATA, "cheats", name)) as f:
+        return "# Outcome: caught, or no faster than an honest copy." in f.read(600)
+
+
 @pytest.fixture(scope="module")
 def runs(torch_python):
-    return cli_many({os.path.basename(p): ["eval", task(_header(p)[1]), p] + FAST for p in CHEATS}, parallel=6)
+    saved = {k: os.environ.get(k) for k in PLANTED}
+    os.environ.update(PLANTED)
+    if os.path.exists(ESCAPED):
+        os.unlink(ESCAPED)
+    try:
+        return cli_many({os.path.basename(p): ["eval", task(_header(p)[1]), p] + FAST for p in CHEATS}, parallel=6)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
 def _caught(r):
@@ -53,7 +78,29 @@ def test_the_catalogue_covers_every_class():
 def test_no_cheat_passes(runs, name):
     rc, r, err = runs[name]
     assert r is not None, "no result for %s:\n%s" % (name, err[-2000:])
+    if _no_gain_is_enough(name) and not _caught(r):
+        # Fastest against fastest: an honest copy of these tasks runs at about 1x eager.
+        gain = r["eager"]["min_ms"] / r["candidate"]["min_ms"]
+        assert gain < 2.0, "%s came back clean at %.2fx eager (fastest calls): %s\n%s" % (
+            name, gain, r["reason"], checks(r))
+        return
     assert _caught(r), "%s came back clean: %s\n%s" % (name, r["reason"], checks(r))
+
+
+def test_the_environment_keeps_its_secrets(runs):
+    _, r, err = runs["environment_secrets.py"]
+    assert "ENVIRONMENT" in r["log_tail"], r["log_tail"]  # the candidate did print what it was given
+    for v in PLANTED.values():
+        assert v not in r["log_tail"] and v not in err and v not in str(r), v
+
+
+def test_no_process_of_the_candidate_outlives_the_evaluation(runs):
+    if os.geteuid() != 0:
+        pytest.skip("not root: the candidate runs as the judge's user and is stopped by a sweep of its "
+                    "descendants, which a process that keeps forking can outrun (documented)")
+    import time
+    time.sleep(3.0)  # the hoppers write their marker 2 s after the runner is gone
+    assert not os.path.exists(ESCAPED), open(ESCAPED).read()
 
 
 def test_forged_results_never_arrive(runs):

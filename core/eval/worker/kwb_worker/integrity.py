@@ -162,8 +162,9 @@ class JudgeChecks:
         if not claimed:
             return []
         wall = [max(f - ipc, 0.0) for f in framed]
-        # Fastest against fastest: the noise of a loaded machine only ever adds time, while work a
-        # candidate hides is in every call, so the minima keep the signal and drop the noise.
+        # Fastest against fastest (the noise of a loaded machine only ever adds time, so minima keep a
+        # signal that is in every call), and median against median below (a candidate chooses which
+        # calls hide work, so one honest call must not vouch for the rest).
         # Plumbing: what dry calls through the same runner cost before the candidate was loaded (the
         # judge's own replay of the same steps, when that is larger).
         plumbing = max(calib.get("dry_ms", 0.0),
@@ -178,10 +179,18 @@ class JudgeChecks:
         # recorded after the request arrived and waited on before the reply on the GPU), so a claim
         # longer than its frame cannot come from an honest runner, whichever way it errs.
         over = [(i, a, f) for i, (a, f) in enumerate(zip(claimed, framed)) if a > f + 0.02 + 0.01 * f]
-        # The round trip between calls is the plumbing the runner's own code runs; one far slower than
-        # before the candidate was imported means the candidate changed that code.
-        slow_wake = min(wake) if wake else 0.0
+        # The round trip between calls is the plumbing the runner's own code runs; round trips far slower
+        # than before the candidate was imported mean the candidate changed that code.
+        slow_wake = statistics.median(wake) if wake else 0.0
         wake_bound = 5.0 * ipc + 10.0
+        # Per call, what the judge saw: the framed call less the plumbing, plus whatever the steps beside
+        # it (the input copy, the delivery) took beyond 3x the judge's own copy of the same bytes and a
+        # floor (1 ms GPU, 2 ms CPU: the allowance integrity.deferred_work gives too).
+        exp_p, exp_d = calib.get("h2d_ms", 0.0) + ipc, calib.get("d2h_ms", 0.0) + ipc
+        floor0 = 1.0 if self.m_onGpu else 2.0
+        judged = [max(wa - plumbing, 0.0) + max(pp - 3.0 * exp_p - floor0, 0.0) + max(dd - 3.0 * exp_d - floor0, 0.0)
+                  for wa, pp, dd in zip(wall, prep, deliver)]
+        judged_med = statistics.median(judged)
         refused = list(claimed)
         slack, factor = (0.05, 0.7) if self.m_onGpu else (0.5, 0.7)
         if over:
@@ -191,7 +200,7 @@ class JudgeChecks:
                              ev + ["%d of %d timed calls claimed more time than their frame" % (len(over), len(claimed))])
             refused = [max(wa - plumbing, 0.0) for wa in wall]
         elif slow_wake > wake_bound:
-            self.m_timing = ("yes", "the runner's round trip took at least %.3f ms between timed calls after the "
+            self.m_timing = ("yes", "the runner's round trip took %.3f ms (median) between timed calls after the "
                                     "candidate was loaded, %.3f ms before: the candidate changed the runner's "
                                     "plumbing, and its clock is refused" % (slow_wake, ipc), ev)
             refused = [max(wa - plumbing, 0.0) for wa in wall]
@@ -199,15 +208,19 @@ class JudgeChecks:
             self.m_timing = ("yes", "the candidate's clock says %.4f ms, the judge's wall clock %.4f ms: the "
                                     "figure is refused" % (c, w), ev)
             refused = [max(wa - plumbing, 0.0) for wa in wall]
+        elif statistics.median(claimed) < factor * judged_med - slack:
+            self.m_timing = ("yes", "the candidate's clock says %.4f ms per call (median), the judge's wall clock "
+                                    "around the call and the steps beside it %.4f ms: the figure is refused"
+                             % (statistics.median(claimed), judged_med), ev)
+            refused = judged
         else:
             self.m_timing = ("no", "the candidate's clock agrees with the judge's wall clock (%.4f vs %.4f ms)"
                              % (c, w), ev)
-        p, d = min(prep), min(deliver)
-        exp_p, exp_d = calib.get("h2d_ms", 0.0) + ipc, calib.get("d2h_ms", 0.0) + ipc
-        ev2 = ["input copy into the candidate's process: fastest %.3f ms (the judge's own copy: %.3f ms)" % (p, exp_p),
-               "output delivery: fastest %.3f ms (the judge's own copy: %.3f ms)" % (d, exp_d)]
+        p, d = statistics.median(prep), statistics.median(deliver)
+        ev2 = ["input copy into the candidate's process: median %.3f ms (the judge's own copy: %.3f ms)" % (p, exp_p),
+               "output delivery: median %.3f ms (the judge's own copy: %.3f ms)" % (d, exp_d)]
         slow = []
-        floor = max(0.3 * max(w, c), 1.0 if self.m_onGpu else 2.0)
+        floor = max(0.3 * max(w, c), floor0)
         if p > 3.0 * exp_p + floor:
             slow.append("the input copy took %.3f ms, %.1fx the judge's own" % (p, p / max(exp_p, 1e-6)))
         if d > 3.0 * exp_d + floor:

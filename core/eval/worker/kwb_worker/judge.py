@@ -159,6 +159,20 @@ class _Judge:
             raise Failure(st, why)
         return reply
 
+    def stop_runner(self):
+        try:
+            self.runner.pause()
+        except RunnerGone as e:
+            self.checks.note_protocol(e.why)
+            raise Failure("crash", e.why)
+
+    def continue_runner(self):
+        try:
+            self.runner.resume()
+        except RunnerGone as e:
+            self.checks.note_protocol(e.why)
+            raise Failure("crash", e.why)
+
     def _memory_context(self):
         try:
             f, t = torch.cuda.mem_get_info()
@@ -408,7 +422,7 @@ class _Judge:
         ms = (time.perf_counter() - t0) * 1000.0
         # Stopped until its next command, so nothing it left running can rewrite the shared outputs
         # while the judge reads them; and what is compared is the judge's own copy.
-        self.runner.pause()
+        self.stop_runner()
         try:
             outs = [x.clone() if isinstance(x, torch.Tensor) else x
                     for x in self.arena_out.read(reply.get("layout"), 0, self.inputs_base)]
@@ -556,15 +570,15 @@ class _Judge:
         claimed, wall, prep, deliver, wake = [], [], [], [], []
         for rnd in range(repeat + 1):  # round 0 is discarded
             if fns:
-                self.runner.pause()
+                self.stop_runner()
                 try:
                     got = timing.time_interleaved(fns, ctx.device, 0, 1)
                 except BaseException as e:
-                    self.runner.resume()
+                    self.continue_runner()
                     if is_oom(e):
                         raise _oom_failure("timing the baselines", e, ctx, "")
                     raise Failure("internal_error", "a baseline failed while timing: %s" % one_line(e))
-                self.runner.resume()
+                self.continue_runner()
                 if rnd > 0:
                     for n, v in got.items():
                         base_times[n].extend(v)
@@ -573,9 +587,6 @@ class _Judge:
             fwd_seed = _fwd_seed(ctx, 0)
             call = {"cmd": "call", "slot": slot, "what": "timed call %d" % rnd, "phase": "running"}
             if small:
-                # Small sets reach the runner inside the framed call: work done on them "early" is
-                # inside the judge's window (the copy itself is calibrated out).
-                call.update({"layout": self.arena_in.write(inputs, base=slot * self.slot_bytes), "seed": fwd_seed})
                 p_ms = 0.0
             else:
                 p_ms = self.send_set(slot, inputs, fwd_seed)
@@ -587,6 +598,11 @@ class _Judge:
                 flusher.flush()
                 timing._synchronize()
             t0 = time.perf_counter()
+            if small:
+                # Small sets are written inside the judge's window, after the round trip that wakes the
+                # runner: nothing of them exists where the runner can see it before the clock runs
+                # (the copy itself is calibrated out by the dry calls, which do the same).
+                call.update({"layout": self.arena_in.write(inputs, base=slot * self.slot_bytes), "seed": fwd_seed})
             reply = self.ask(call)
             w_ms = (time.perf_counter() - t0) * 1000.0
             c_ms = self.number(reply, "ms")
@@ -690,11 +706,11 @@ class _Judge:
         walls = []
         for i in range(6):
             msg = {"cmd": "call", "slot": 0, "dry": True, "what": "dry call"}
-            if inputs is not None:
-                msg.update({"layout": self.arena_in.write(inputs), "seed": 1})
             self._ping()
             self.flush_for_tick()
             t0 = time.perf_counter()
+            if inputs is not None:
+                msg.update({"layout": self.arena_in.write(inputs), "seed": 1})
             self.ask(msg)
             walls.append((time.perf_counter() - t0) * 1000.0)
             self.ask({"cmd": "deliver", "what": "dry call"})

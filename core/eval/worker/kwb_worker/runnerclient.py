@@ -12,6 +12,7 @@ import os
 import shutil
 import signal
 import socket
+import select
 import subprocess
 import sys
 import tempfile
@@ -56,7 +57,63 @@ def _runner_uid():
     v = os.environ.get("KWB_RUNNER_UID", "")
     if v in ("root", "0"):
         return None
-    return int(v) if v else 61000 + os.getpid() % 4000
+    if v:
+        return int(v)
+    # One no other evaluation's processes use (judges of several lanes run side by side).
+    for i in range(4000):
+        uid = 61000 + (os.getpid() + i) % 4000
+        if not _owned_by(uid):
+            return uid
+    return 61000 + os.getpid() % 4000
+
+
+# The stopper: a process of the runner's user, started before any candidate code runs, that signals
+# every process of that user at once (kill(-1) runs under the kernel's task-list lock, so a process
+# that forks and exits faster than a /proc sweep cannot slip between pids). One byte in, the same
+# byte back when done. It makes itself undumpable, so the candidate (same user) cannot ptrace it or
+# reach its pipes through /proc; killing or stopping it makes the judge's next stop fail closed.
+_STOPPER = r"""
+import ctypes, os, signal
+ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)
+sigs = {b"S": signal.SIGSTOP, b"C": signal.SIGCONT, b"K": signal.SIGKILL}
+while True:
+    c = os.read(0, 1)
+    if c not in sigs:
+        break
+    try:
+        os.kill(-1, sigs[c])
+    except OSError:
+        pass
+    os.write(1, c)
+"""
+STOPPER_LIMIT_S = 5.0
+
+
+class Stopper:
+    def __init__(self, python, uid, env, preexec):
+        self.m_proc = subprocess.Popen([python, "-S", "-c", _STOPPER], stdin=subprocess.PIPE,
+                                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, close_fds=True,
+                                       env=env, cwd="/", preexec_fn=preexec)
+
+    def signal(self, code):
+        """Sends SIGSTOP / SIGCONT / SIGKILL (b"S", b"C", b"K") to every process of the runner's user;
+        raises RunnerGone when the stopper does not answer (the candidate killed or stopped it)."""
+        try:
+            os.write(self.m_proc.stdin.fileno(), code)
+            ready, _, _ = select.select([self.m_proc.stdout], [], [], STOPPER_LIMIT_S)
+            back = os.read(self.m_proc.stdout.fileno(), 1) if ready else b""
+        except OSError:
+            back = b""
+        if back != code:
+            raise RunnerGone("the judge could not stop the candidate's processes: its stopper (a process of "
+                             "the candidate's user) was killed or stopped")
+
+    def close(self):
+        try:
+            self.m_proc.kill()
+            self.m_proc.wait(timeout=5)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
 
 
 class RunnerClient:
@@ -71,6 +128,7 @@ class RunnerClient:
         self.m_uid = None
         self.m_note = ""
         self.m_stopped = False
+        self.m_stopper = None
 
     @property
     def home(self):
@@ -105,6 +163,8 @@ class RunnerClient:
                 os.setuid(uid)
             _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # after setuid, which clears it
 
+        if uid is not None:
+            self.m_stopper = Stopper(self.m_python, uid, env, child)
         self.m_proc = subprocess.Popen(
             [self.m_python, "-u", SCRIPT, "runner", "--fd", str(theirs.fileno())],
             stdin=subprocess.DEVNULL, stdout=2, stderr=2, close_fds=True, pass_fds=(theirs.fileno(),),
@@ -164,26 +224,33 @@ class RunnerClient:
 
     def pause(self):
         """SIGSTOP to the runner and every process it started (its threads and children cannot load the
-        GPU or the CPU, or write the shared outputs, while the judge works)."""
+        GPU or the CPU, or write the shared outputs, while the judge works). Raises RunnerGone when
+        they cannot all be stopped."""
         if self.m_proc is None or self.m_proc.poll() is not None or self.m_stopped:
             return
-        self.m_frozen = [self.m_proc.pid] + (_owned_by(self.m_uid) if self.m_uid is not None
-                                             else _descendants(self.m_proc.pid))
-        for pid in self.m_frozen:
-            try:
-                os.kill(pid, signal.SIGSTOP)
-            except OSError:
-                pass
+        try:
+            os.kill(self.m_proc.pid, signal.SIGSTOP)
+        except OSError:
+            pass
+        if self.m_stopper is not None:
+            self.m_stopper.signal(b"S")
+            self.m_frozen = [self.m_proc.pid]
+        else:
+            # Without a user of its own: the runner's descendants, swept until a sweep finds no new one
+            # (a process that keeps forking can still outrun this; the stopper closes that).
+            self.m_frozen = _sweep(self.m_proc.pid, signal.SIGSTOP)
         self.m_stopped = True
 
     def resume(self):
         if self.m_stopped:
+            self.m_stopped = False
+            if self.m_stopper is not None:
+                self.m_stopper.signal(b"C")
             for pid in getattr(self, "m_frozen", []):
                 try:
                     os.kill(pid, signal.SIGCONT)
                 except OSError:
                     pass
-            self.m_stopped = False
 
     def alive(self):
         return self.m_proc is not None and self.m_proc.poll() is None
@@ -192,9 +259,21 @@ class RunnerClient:
         if self.m_proc is None:
             return
         # Everything the candidate started dies with it: by owner when it has a user of its own
-        # (daemons that left our process group too), else the runner's descendants.
-        others = _owned_by(self.m_uid) if self.m_uid is not None else _descendants(self.m_proc.pid)
-        for pid in [self.m_proc.pid] + others:
+        # (daemons that left our process group too: the stopper's kill(-1) at once, then a sweep), else
+        # the runner's descendants.
+        try:
+            os.kill(self.m_proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        if self.m_stopper is not None:
+            try:
+                self.m_stopper.signal(b"K")
+            except RunnerGone:
+                pass
+            self.m_stopper.close()
+            self.m_stopper = None
+        others = _owned_by(self.m_uid) if self.m_uid is not None else _sweep(self.m_proc.pid, signal.SIGKILL)
+        for pid in others:
             try:
                 os.kill(pid, signal.SIGKILL)
             except OSError:
@@ -207,6 +286,22 @@ class RunnerClient:
             self.m_wire.close()
         self.m_proc = None
         shutil.rmtree(self.m_home, ignore_errors=True)
+
+
+def _sweep(root, sig, passes=20):
+    """Signals the descendants of `root`, again until a pass finds none it has not signalled."""
+    done = set()
+    for _ in range(passes):
+        new = [p for p in _descendants(root) if p not in done]
+        if not new:
+            break
+        for pid in new:
+            try:
+                os.kill(pid, sig)
+            except OSError:
+                pass
+        done.update(new)
+    return sorted(done)
 
 
 def _descendants(root):
@@ -241,13 +336,22 @@ def _owned_by(uid):
     return found
 
 
-_SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL", "AUTH")
+_SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH", "COOKIE", "SESSION")
+# What the candidate's process may inherit: what Python, PyTorch, Triton, CUDA, the math libraries and
+# an extension build read. Everything else (database URLs, a CI's variables, a person's whole shell)
+# stays with the judge, whatever it is called.
+_ALLOWED = ("PATH", "LANG", "LANGUAGE", "TZ", "TERM", "PYTHONPATH", "PYTHONHOME", "PYTHONNOUSERSITE",
+            "PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED", "VIRTUAL_ENV", "CONDA_PREFIX", "LD_LIBRARY_PATH",
+            "CUDA_HOME", "CUDA_PATH", "CUDA_VISIBLE_DEVICES", "CC", "CXX", "MAX_JOBS", "KWB_RUNNER_CUDA_INIT")
+_ALLOWED_PREFIXES = ("LC_", "CUDA_", "NVIDIA_", "TORCH_", "PYTORCH_", "TRITON_", "OMP_", "MKL_", "KMP_",
+                     "OPENBLAS_", "GOTO_", "NCCL_")
 
 
 def runner_environment(base):
-    """The judge's environment less anything that looks like a secret (the one-shot CLI inherits a
-    person's whole environment; the C++ host already scrubs it)."""
-    return {k: v for k, v in base.items() if not any(w in k.upper() for w in _SECRET_WORDS)}
+    """The judge's environment, allow-listed (the one-shot CLI inherits a person's whole environment;
+    the C++ host already scrubs it), less anything that looks like a secret even there."""
+    return {k: v for k, v in base.items()
+            if (k in _ALLOWED or k.startswith(_ALLOWED_PREFIXES)) and not any(w in k.upper() for w in _SECRET_WORDS)}
 
 
 def _hand_over(path, uid):
