@@ -33,7 +33,10 @@ private Q_SLOTS:
         setUpEnvironment(m_cache);
         qputenv("OPENAI_API_KEY", kSecret);
         qputenv("ANTHROPIC_API_KEY", kSecret);
-        qputenv("KWB_CANARY", "visible-canary");
+        // The candidate's process inherits an allow-list (locale, Python, PyTorch, CUDA, ...): an LC_
+        // variable reaches it, a secret under a name that does not say so (a database URL) does not.
+        qputenv("LC_KWB_CANARY", "visible-canary");
+        qputenv("DATABASE_URL", "postgres://kwb:hidden-canary@db.internal/prod");
         if (!workerPresent())
             QSKIP("the worker (core/eval/worker/kwb_worker.py) is not there yet");
     }
@@ -90,6 +93,8 @@ private Q_SLOTS:
         QVERIFY(!log.contains(QStringLiteral("ANTHROPIC_API_KEY")));
         QVERIFY(!log.contains(QString::fromLatin1(kSecret)));
         QVERIFY(!r.logTail.contains(QString::fromLatin1(kSecret)));
+        QVERIFY(!log.contains(QStringLiteral("hidden-canary")));
+        QVERIFY(!log.contains(QStringLiteral("DATABASE_URL")));
     }
 
     void sandboxStopsWritesAndNetwork()

@@ -238,7 +238,7 @@ class RunnerClient:
         else:
             # Without a user of its own: the runner's descendants, swept until a sweep finds no new one
             # (a process that keeps forking can still outrun this; the stopper closes that).
-            self.m_frozen = _sweep(self.m_proc.pid, signal.SIGSTOP)
+            self.m_frozen = [self.m_proc.pid] + _sweep(self.m_proc.pid, signal.SIGSTOP)
         self.m_stopped = True
 
     def resume(self):
@@ -343,7 +343,7 @@ _SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "
 _ALLOWED = ("PATH", "LANG", "LANGUAGE", "TZ", "TERM", "PYTHONPATH", "PYTHONHOME", "PYTHONNOUSERSITE",
             "PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED", "VIRTUAL_ENV", "CONDA_PREFIX", "LD_LIBRARY_PATH",
             "CUDA_HOME", "CUDA_PATH", "CUDA_VISIBLE_DEVICES", "CC", "CXX", "MAX_JOBS", "KWB_RUNNER_CUDA_INIT")
-_ALLOWED_PREFIXES = ("LC_", "CUDA_", "NVIDIA_", "TORCH_", "PYTORCH_", "TRITON_", "OMP_", "MKL_", "KMP_",
+_ALLOWED_PREFIXES = ("LC_", "CUDA_", "NVIDIA_", "TORCH", "PYTORCH_", "TRITON_", "OMP_", "MKL_", "KMP_",
                      "OPENBLAS_", "GOTO_", "NCCL_")
 
 
