@@ -4,11 +4,14 @@
 #include "env/locations.h"
 
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QProcess>
 #include <QStandardPaths>
 
 #include <mutex>
+
+#include <unistd.h>
 
 namespace kwb {
 
@@ -40,6 +43,34 @@ QStringList readOnlyUnderTmp(const QString &program)
     return dirs;
 }
 
+/// The cgroup hierarchies the judge freezes the candidate's processes with (cgroup v2, and v1's
+/// freezer), writable inside the sandbox. Only as root, and only when the candidate's process gets a
+/// user of its own: it cannot write root's cgroup files, while a root candidate could freeze the host.
+QStringList cgroupBinds()
+{
+    QStringList a;
+    const QString runnerUid = qEnvironmentVariable("KWB_RUNNER_UID");
+    if (::geteuid() != 0 || runnerUid == QLatin1String("root") || runnerUid == QLatin1String("0"))
+        return a;
+    QFile mounts(QStringLiteral("/proc/self/mounts"));
+    if (!mounts.open(QIODevice::ReadOnly))
+        return a;
+    bool v1 = false, v2 = false;
+    for (const QByteArray &line : mounts.readAll().split('\n')) {
+        const QList<QByteArray> f = line.split(' ');
+        if (f.size() < 4)
+            continue;
+        const QString path = QString::fromUtf8(f.at(1));
+        const bool isV2 = f.at(2) == "cgroup2" && !v2;
+        const bool isV1 = f.at(2) == "cgroup" && f.at(3).split(',').contains("freezer") && !v1;
+        if ((isV2 || isV1) && ::access(f.at(1).constData(), W_OK) == 0) {
+            a << QStringLiteral("--bind") << path << path;
+            (isV2 ? v2 : v1) = true;
+        }
+    }
+    return a;
+}
+
 /// The common bwrap arguments; the probe uses the same ones so "probe works" means "workers work".
 QStringList bwrapArgs(const QString &scratchDir, const QStringList &readOnly = {})
 {
@@ -57,6 +88,7 @@ QStringList bwrapArgs(const QString &scratchDir, const QStringList &readOnly = {
         QStringLiteral("--die-with-parent"),
         QStringLiteral("--new-session"),
     };
+    a << cgroupBinds();
     for (const QString &dir : readOnly)
         a << QStringLiteral("--ro-bind") << dir << dir;
     if (!scratchDir.isEmpty())

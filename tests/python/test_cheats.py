@@ -79,12 +79,21 @@ def test_no_cheat_passes(runs, name):
     rc, r, err = runs[name]
     assert r is not None, "no result for %s:\n%s" % (name, err[-2000:])
     if _no_gain_is_enough(name) and not _caught(r):
-        # Fastest against fastest: an honest copy of these tasks runs at about 1x eager.
-        gain = r["eager"]["min_ms"] / r["candidate"]["min_ms"]
-        assert gain < 2.0, "%s came back clean at %.2fx eager (fastest calls): %s\n%s" % (
-            name, gain, r["reason"], checks(r))
+        # An honest copy of these tasks runs at about 1x eager: fastest against fastest, and the reported
+        # medians with room for a loaded machine's noise.
+        fastest = r["eager"]["min_ms"] / r["candidate"]["min_ms"]
+        median = r["eager"]["median_ms"] / r["candidate"]["median_ms"]
+        assert fastest < 2.0 and median < 2.5, "%s came back clean at %.2fx eager (fastest %.2fx): %s\n%s" % (
+            name, median, fastest, r["reason"], checks(r))
         return
     assert _caught(r), "%s came back clean: %s\n%s" % (name, r["reason"], checks(r))
+
+
+def test_malformed_runner_data_is_the_candidates_fault(runs):
+    for name in ("unhashable_layout.py", "deeply_nested_reply.py"):
+        _, r, _ = runs[name]
+        assert r["status"] in ("crash", "shape_mismatch"), (name, r["status"], r["reason"])
+        assert checks(r)["integrity.protocol"]["outcome"] == "yes", (name, checks(r))
 
 
 def test_the_environment_keeps_its_secrets(runs):

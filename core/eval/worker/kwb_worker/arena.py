@@ -72,7 +72,16 @@ class Arena:
         return layout
 
     def read(self, layout, lo=0, hi=None):
-        """Views (not copies) of the values a layout names, after checking that it lies in [lo, hi)."""
+        """Views (not copies) of the values a layout names, after checking that it lies in [lo, hi).
+        Anything wrong with the layout, whatever it trips, is a LayoutError (the runner's fault)."""
+        try:
+            return self._read(layout, lo, hi)
+        except LayoutError:
+            raise
+        except Exception as e:
+            raise LayoutError("malformed layout (%s: %s)" % (type(e).__name__, str(e)[:100]))
+
+    def _read(self, layout, lo, hi):
         hi = self.size if hi is None else hi
         if not isinstance(layout, list):
             raise LayoutError("layout is not a list")
@@ -87,7 +96,7 @@ class Arena:
                 out.append(v)
                 continue
             dt, shape, off = e.get("dtype"), e.get("shape"), e.get("off")
-            if dt not in _DTYPES or not isinstance(shape, list) or not isinstance(off, int) \
+            if not isinstance(dt, str) or dt not in _DTYPES or not isinstance(shape, list) or not isinstance(off, int) \
                     or isinstance(off, bool) or any(not isinstance(s, int) or isinstance(s, bool) or s < 0 for s in shape):
                 raise LayoutError("malformed tensor entry %r" % (e,))
             count = 1

@@ -128,6 +128,13 @@ def serve():
     from . import judge
 
     judge.prestart_runner()  # the candidate's process imports torch while we wait for the request
+    try:
+        return _serve_one(judge)
+    finally:
+        judge.drop_prestarted_runner()  # no request, a bad one: the unused runner (and its cgroup) go
+
+
+def _serve_one(judge):
     line = sys.stdin.readline()
     if not line.strip():
         log("no request on stdin; exiting")

@@ -241,12 +241,19 @@ class JudgeChecks:
         for name, samples in clean.items():
             if not samples or not during.get(name, {}).get("samples"):
                 continue
-            # Fastest against fastest: a slowdown that matters is in every round; noise is not.
+            # Fastest against fastest (a slowdown in every round), and the median beside the candidate
+            # against the slowest clean round (a slowdown in most rounds, which moves the reported median
+            # while one clean round keeps the fastest).
             before, now = min(samples), during[name]["min_ms"]
-            ev.append("%s: fastest %.4f ms before the candidate was imported, %.4f ms beside it" % (name, before, now))
+            worst, med = max(samples), during[name]["median_ms"]
+            ev.append("%s: fastest %.4f ms before the candidate was imported, %.4f ms beside it; median beside "
+                      "it %.4f ms, slowest before %.4f ms" % (name, before, now, med, worst))
             if now > (1.3 if self.m_onGpu else 1.6) * before + 0.05:
                 hits.append("%s baseline %.2fx slower beside the candidate than before it was imported"
                             % (name, now / before))
+            elif med > (1.5 if self.m_onGpu else 2.0) * worst + 0.05:
+                hits.append("%s baseline's median %.2fx the slowest round before the candidate was imported"
+                            % (name, med / worst))
         if not ev:
             return
         if hits and (len(hits) == len(ev) or "graph" in hits[0]):

@@ -58,6 +58,13 @@ def prestart_runner():
             _runner = None
 
 
+def drop_prestarted_runner():
+    global _runner
+    r, _runner = _runner, None
+    if r is not None:
+        r.kill()
+
+
 def _take_runner():
     global _runner
     r, _runner = _runner, None
@@ -90,13 +97,14 @@ def run_eval(req, phase):
     res = empty_result(req)
     ctx = _Ctx(req, phase)
     checks = None
-    runner = None
+    judge = None
     try:
         _load_task(ctx)
         on_gpu = ctx.device.type == "cuda"
         res["device"], res["on_gpu"] = device_label(ctx.device), on_gpu
         checks = JudgeChecks(on_gpu)
-        runner = _Judge(ctx, req, res, checks).run()
+        judge = _Judge(ctx, req, res, checks)
+        judge.run()
     except Failure as f:
         res["status"], res["reason"] = f.status, f.reason
     except BaseException as e:  # a bug of ours, or the judge's own memory
@@ -107,6 +115,8 @@ def run_eval(req, phase):
         else:
             res["status"], res["reason"] = "internal_error", "%s: %s" % (type(e).__name__, one_line(e))
     finally:
+        # The runner dies with the evaluation, however it ended (and a pre-started one never used).
+        runner = getattr(judge, "runner", None)
         if runner is not None:
             runner.kill()
         elif _runner is not None:
@@ -139,6 +149,8 @@ class _Judge:
         try:
             reply = self.runner.request(msg, fds)
         except RunnerGone as e:
+            if getattr(e, "protocol", False):
+                self.checks.note_protocol(e.why)
             raise Failure("crash", e.why + " while %s" % (self.ctx.phase or "starting"))
         if not isinstance(reply, dict) or not (reply.get("ok") is True or isinstance(reply.get("fail"), dict)):
             self.checks.note_protocol("reply to %r is not a runner reply: %s" % (msg.get("cmd"), str(reply)[:200]))
@@ -516,13 +528,15 @@ class _Judge:
             else:
                 self.notes.append("graph baseline unavailable: " + why)
                 log(self.notes[-1])
+        # Timed before the candidate exists (on the CPU too: there its processes share the cores), for
+        # integrity.baseline_interference.
+        try:
+            clean = timing.time_interleaved(fns, ctx.device, 0, CLEAN_BASELINE_ROUNDS)
+        except BaseException as e:
+            if is_oom(e):
+                raise _oom_failure("timing the baselines", e, ctx, "")
+            raise
         if self.on_gpu:
-            try:
-                clean = timing.time_interleaved(fns, ctx.device, 0, CLEAN_BASELINE_ROUNDS)
-            except BaseException as e:
-                if is_oom(e):
-                    raise _oom_failure("timing the baselines", e, ctx, "")
-                raise
             if "graph" in fns and (self.big or self.out_bytes > BIG_INPUTS):
                 # Big tasks: the graph's private pool is released while the candidate's trials run;
                 # it is captured again for the timed rounds.
@@ -635,14 +649,22 @@ class _Judge:
                 del ref
             del outs, inputs
 
+        beside = {n: timing.stats(v) for n, v in base_times.items()}
         for n, v in base_times.items():
+            # A baseline is never reported slower than the slowest round it ran before the candidate
+            # existed (beyond 10% of jitter): whatever slowed it beside the candidate, the speedup does
+            # not grow with it. integrity.baseline_interference reads the rounds as they were.
+            cap = max(clean[n]) if clean.get(n) else None
+            if cap and v and beside[n]["median_ms"] > 1.1 * cap:
+                v = [min(x, cap) for x in v]
+                self.notes.append("%s rounds beside the candidate were slower than every round before it was "
+                                  "imported: counted at most %.4f ms, the slowest of those" % (n, cap))
             res[n] = timing.stats(v)
-        res["candidate"] = timing.stats(claimed)
         res["candidate"] = timing.stats(self.checks.note_timing(claimed, wall, prep, deliver, wake, ipc, self.calib))
         if self.checks.refused_clock():
             self.notes.append("the candidate's own clock was refused; its time is the judge's wall clock")
         if clean:
-            self.checks.note_baselines(clean, {n: res[n] for n in base_times})
+            self.checks.note_baselines(clean, beside)
         if res["candidate"]["median_ms"]:
             base = res["graph"] if res["graph"]["samples"] else res["eager"]
             if base["samples"]:

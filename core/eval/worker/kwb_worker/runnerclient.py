@@ -18,6 +18,7 @@ import sys
 import tempfile
 
 from .channel import log
+from .freezer import Freezer
 from .wire import Wire, WireError
 
 SCRIPT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "kwb_worker.py")
@@ -129,6 +130,7 @@ class RunnerClient:
         self.m_note = ""
         self.m_stopped = False
         self.m_stopper = None
+        self.m_freezer = None
 
     @property
     def home(self):
@@ -163,14 +165,27 @@ class RunnerClient:
                 os.setuid(uid)
             _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # after setuid, which clears it
 
-        if uid is not None:
+        # Stopped by a cgroup of its own where the judge can make one (immune to signals), else by a
+        # stopper of its own user (signals, all at once), else by sweeps of its descendants.
+        self.m_freezer = Freezer.make()
+        if self.m_freezer is None and uid is not None:
             self.m_stopper = Stopper(self.m_python, uid, env, child)
         self.m_proc = subprocess.Popen(
             [self.m_python, "-u", SCRIPT, "runner", "--fd", str(theirs.fileno())],
             stdin=subprocess.DEVNULL, stdout=2, stderr=2, close_fds=True, pass_fds=(theirs.fileno(),),
             env=env, cwd=self.m_home, preexec_fn=child)
         theirs.close()
-        self.m_wire = Wire(ours)
+        if self.m_freezer is not None:
+            try:
+                self.m_freezer.add(self.m_proc.pid)  # before any candidate code: it starts only on "setup"
+                log("the candidate's processes are held in the cgroup %s" % self.m_freezer.path)
+            except OSError as e:
+                log("no cgroup for the candidate's process (%s): stopped by signals" % e)
+                self.m_freezer.remove()
+                self.m_freezer = None
+                if uid is not None:
+                    self.m_stopper = Stopper(self.m_python, uid, env, child)
+        self.m_wire = Wire(ours, accept_fds=False)
         self.m_uid = uid
         return self
 
@@ -209,7 +224,10 @@ class RunnerClient:
         except socket.timeout:
             raise RunnerGone("no answer within %.0f s" % limit)
         except WireError as e:
-            raise RunnerGone(self._death(str(e)))
+            gone = RunnerGone(self._death(str(e)))
+            # Garbage, not a death: the candidate's process broke the protocol.
+            gone.protocol = "closed the channel" not in str(e) and "channel broken" not in str(e)
+            raise gone
         return reply
 
     def _death(self, what):
@@ -228,6 +246,14 @@ class RunnerClient:
         they cannot all be stopped."""
         if self.m_proc is None or self.m_proc.poll() is not None or self.m_stopped:
             return
+        if self.m_freezer is not None:
+            try:
+                self.m_freezer.freeze()
+            except OSError as e:
+                raise RunnerGone("the judge could not freeze the candidate's processes: %s" % e)
+            self.m_frozen = []
+            self.m_stopped = True
+            return
         try:
             os.kill(self.m_proc.pid, signal.SIGSTOP)
         except OSError:
@@ -244,6 +270,11 @@ class RunnerClient:
     def resume(self):
         if self.m_stopped:
             self.m_stopped = False
+            if self.m_freezer is not None:
+                try:
+                    self.m_freezer.thaw()
+                except OSError as e:
+                    raise RunnerGone("the judge could not thaw the candidate's processes: %s" % e)
             if self.m_stopper is not None:
                 self.m_stopper.signal(b"C")
             for pid in getattr(self, "m_frozen", []):
@@ -265,6 +296,8 @@ class RunnerClient:
             os.kill(self.m_proc.pid, signal.SIGKILL)
         except OSError:
             pass
+        if self.m_freezer is not None:
+            self.m_freezer.kill()
         if self.m_stopper is not None:
             try:
                 self.m_stopper.signal(b"K")
@@ -282,6 +315,9 @@ class RunnerClient:
             self.m_proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             pass
+        if self.m_freezer is not None:
+            self.m_freezer.remove()  # once the runner is reaped: a zombie still counts as a member
+            self.m_freezer = None
         if self.m_wire is not None:
             self.m_wire.close()
         self.m_proc = None

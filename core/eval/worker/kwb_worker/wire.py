@@ -4,6 +4,7 @@ pair, with file descriptors (the arenas) passed alongside. Nothing that arrives 
 the judge: `recv()` bounds the size of a message and the judge checks every field it reads.
 """
 import json
+import os
 import socket
 
 MAX_MESSAGE = 1 << 20
@@ -14,10 +15,11 @@ class WireError(Exception):
 
 
 class Wire:
-    def __init__(self, sock):
+    def __init__(self, sock, accept_fds=True):
         self.m_sock = sock
         self.m_buf = b""
         self.m_fds = []
+        self.m_acceptFds = accept_fds  # the judge's end takes none: any the runner sends are closed
 
     def fileno(self):
         return self.m_sock.fileno()
@@ -41,16 +43,19 @@ class Wire:
                 raise
             except OSError as e:
                 raise WireError("channel broken: %s" % e)
-            if fds:
+            if fds and self.m_acceptFds:
                 self.m_fds.extend(fds)
+            else:
+                for fd in fds:
+                    os.close(fd)
             if not data:
                 raise WireError("the other side closed the channel")
             self.m_buf += data
         line, self.m_buf = self.m_buf.split(b"\n", 1)
         try:
             msg = json.loads(line.decode("utf-8"))
-        except (ValueError, UnicodeDecodeError) as e:
-            raise WireError("not a message: %s" % str(e)[:100])
+        except Exception as e:  # ValueError, UnicodeDecodeError, RecursionError (deep nesting), ...
+            raise WireError("not a message: %s: %s" % (type(e).__name__, str(e)[:100]))
         if not isinstance(msg, dict):
             raise WireError("not a message object")
         return msg

@@ -1,0 +1,44 @@
+# SPDX-License-Identifier: MIT
+# Cheat class: blaming the harness. Task: level1/3_Matmul.py
+# (From the third red-team pass on the judge; see PROTOCOL.md.)
+# A wrong candidate hoping an unexpected exception in the judge becomes internal_error (not its fault).
+# The candidate is WRONG (returns zeros). It replaces deliver in the runner's command table so that the
+# layout it sends back names the dtype as a JSON list. Arena.read() tests `dt not in _DTYPES` on a
+# dict: a list is unhashable -> TypeError, not LayoutError; take_outputs() only catches LayoutError,
+# so the judge's run_eval() turns it into status internal_error ("a bug of ours") instead of
+# wrong_result / shape_mismatch / integrity.protocol.
+import sys
+import torch
+import torch.nn as nn
+
+def _handlers():
+    """The runner's command table: a local of Runner.serve(), up the stack while the candidate is imported
+    (its entries are bound methods taken before the import, so patching the class is not enough)."""
+    f = sys._getframe()
+    while f is not None:
+        if f.f_code.co_name == "serve" and "handlers" in f.f_locals:
+            return f.f_locals["handlers"]
+        f = f.f_back
+    return None
+
+
+_h = _handlers()
+if _h is not None:
+    _orig = _h["deliver"]
+
+    def _deliver(msg):
+        reply = _orig(msg)
+        for e in reply.get("layout", []):
+            if "dtype" in e:
+                e["dtype"] = [e["dtype"]]
+        return reply
+
+    _h["deliver"] = _deliver
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super(ModelNew, self).__init__()
+
+    def forward(self, A, B):
+        return torch.zeros(A.shape[0], B.shape[1])
