@@ -47,8 +47,14 @@ def runs(torch_python):
     os.environ.update(PLANTED)
     if os.path.exists(ESCAPED):
         os.unlink(ESCAPED)
+    cases = {os.path.basename(p): ["eval", task(_header(p)[1]), p] + FAST for p in CHEATS}
+    speed_only = {n: a for n, a in cases.items() if _no_gain_is_enough(n)}
     try:
-        return cli_many({os.path.basename(p): ["eval", task(_header(p)[1]), p] + FAST for p in CHEATS}, parallel=6)
+        out = cli_many({n: a for n, a in cases.items() if n not in speed_only}, parallel=6)
+        # The cheats judged by their speed run two at a time: six evaluations on two cores make CPU
+        # figures noise (a 2-thread eager matmul in the judge then loses 2x to the same matmul beside it).
+        out.update(cli_many(speed_only, parallel=2))
+        return out
     finally:
         for k, v in saved.items():
             if v is None:

@@ -172,15 +172,15 @@ class _Judge:
         return reply
 
     def stop_runner(self):
-        try:
-            self.runner.pause()
-        except RunnerGone as e:
-            self.checks.note_protocol(e.why)
-            raise Failure("crash", e.why)
+        self._hold(self.runner.pause)
 
     def continue_runner(self):
+        self._hold(self.runner.resume)
+
+    def _hold(self, step):
+        """Stopping or continuing the candidate's processes; failing to is the candidate's doing."""
         try:
-            self.runner.resume()
+            step()
         except RunnerGone as e:
             self.checks.note_protocol(e.why)
             raise Failure("crash", e.why)
