@@ -78,6 +78,9 @@ QStringList bwrapArgs(const QString &scratchDir, const QStringList &readOnly = {
         QStringLiteral("--ro-bind"), QStringLiteral("/"), QStringLiteral("/"),
         // The GPU's device nodes (/dev/nvidia*) must stay reachable: bind the host's /dev.
         QStringLiteral("--dev-bind"), QStringLiteral("/dev"), QStringLiteral("/dev"),
+        // ... but not the host's /dev/shm: a world-writable tmpfs where a candidate's files would
+        // outlive its evaluation (state for the next one, host memory pinned for good).
+        QStringLiteral("--perms"), QStringLiteral("1777"), QStringLiteral("--tmpfs"), QStringLiteral("/dev/shm"),
         QStringLiteral("--proc"), QStringLiteral("/proc"),
         QStringLiteral("--tmpfs"), QStringLiteral("/tmp"),
         QStringLiteral("--unshare-net"),

@@ -7,7 +7,7 @@
 namespace kwb {
 
 /// How a worker is wrapped. On Linux with a working `bwrap`: read-only /, a writable scratch dir,
-/// a private /tmp, /dev bound (GPU), no network, its own PID namespace, dies with its parent.
+/// a private /tmp and /dev/shm, /dev bound (GPU), no network, its own PID namespace, dies with its parent.
 /// Otherwise the worker runs unsandboxed and note() says why. KWB_SANDBOX=off disables it.
 class Sandbox
 {

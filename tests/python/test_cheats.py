@@ -109,6 +109,16 @@ def test_the_environment_keeps_its_secrets(runs):
         assert v not in r["log_tail"] and v not in err and v not in str(r), v
 
 
+def test_no_file_of_the_candidate_outlives_the_evaluation(runs):
+    if os.geteuid() != 0:
+        pytest.skip("not root: the candidate runs as the judge's user, whose files cannot be told from "
+                    "the candidate's (the sandbox of the C++ host gives it a private /tmp and /dev/shm)")
+    assert "ok" == runs["leftover_shared_files.py"][1]["status"]
+    left = [os.path.join(d, n) for d in ("/dev/shm", "/tmp", "/var/tmp") for n in os.listdir(d)
+            if n.startswith("kwb-cheat-leftover-")]
+    assert not left, left
+
+
 def test_no_process_of_the_candidate_outlives_the_evaluation(runs):
     if os.geteuid() != 0:
         pytest.skip("not root: the candidate runs as the judge's user and is stopped by a sweep of its "

@@ -147,10 +147,16 @@ def test_a_frozen_cgroup_stays_frozen_whatever_signals_arrive():
     if fz is None:
         pytest.skip("no writable cgroup hierarchy here (not root, or /sys read-only): the judge falls back "
                     "to signals")
-    busy = subprocess.Popen([sys.executable, "-c", "import os\nos.fork()\nwhile True: pass"])  # two spinners
+    # Two spinners: it forks once it is in the group (told on stdin).
+    busy = subprocess.Popen([sys.executable, "-c", "import os, sys\nsys.stdin.readline()\nos.fork()\nwhile True: pass"],
+                            stdin=subprocess.PIPE)
     try:
         fz.add(busy.pid)
-        time.sleep(0.2)
+        busy.stdin.write(b"go\n")
+        busy.stdin.flush()
+        deadline = time.time() + 10
+        while len(fz.pids()) < 2 and time.time() < deadline:
+            time.sleep(0.05)
         members = fz.pids()
         assert busy.pid in members and len(members) == 2, members
         fz.freeze()

@@ -108,9 +108,11 @@ private Q_SLOTS:
         const QString target = outside.filePath(QStringLiteral("escaped.txt"));
         QTcpServer server;
         QVERIFY(server.listen(QHostAddress::LocalHost));
+        const QString shmName = QStringLiteral("kwb-escape-%1").arg(QCoreApplication::applicationPid());
         const QString cand = instantiate(m_files, QStringLiteral("escape.py"),
                                          {{QStringLiteral("KWB_OUTSIDE_PATH"), target},
-                                          {QStringLiteral("KWB_PORT"), QString::number(server.serverPort())}});
+                                          {QStringLiteral("KWB_PORT"), QString::number(server.serverPort())},
+                                          {QStringLiteral("KWB_SHM_NAME"), shmName}});
         Evaluator ev;
         LogCollector log(ev);
         const EvalResult r = ev.evaluateBlocking(request(cand));
@@ -121,6 +123,9 @@ private Q_SLOTS:
         QVERIFY2(log.contains(QStringLiteral("KWB_SCRATCH_WRITE=ok")), qPrintable(log.joined()));
         QVERIFY(!QFileInfo::exists(target));
         QVERIFY(!server.hasPendingConnections());
+        // A private /dev/shm: writable for the candidate, gone with the sandbox.
+        QVERIFY2(log.contains(QStringLiteral("KWB_SHM_WRITE=ok")), qPrintable(log.joined()));
+        QVERIFY(!QFileInfo::exists(QStringLiteral("/dev/shm/") + shmName));
     }
 
     void unsandboxedSaysSo()

@@ -23,6 +23,14 @@ except OSError as e:
     print("KWB_NET=denied %s" % e)
 
 try:
+    # /dev/shm is writable inside, but the sandbox's own: nothing here reaches the host's.
+    with open("/dev/shm/KWB_SHM_NAME", "w") as f:
+        f.write("left behind")
+    print("KWB_SHM_WRITE=ok")
+except OSError as e:
+    print("KWB_SHM_WRITE=denied %s" % e)
+
+try:
     with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "inside.txt"), "w") as f:
         f.write("fine")
     print("KWB_SCRATCH_WRITE=ok")

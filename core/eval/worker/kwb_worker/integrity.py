@@ -11,6 +11,7 @@ was caught, "no" (severity info) when the check passed, "cannot_tell" when it co
 A failure before the candidate ran (syntax error, ...) gives no verdicts at all.
 """
 import statistics
+import sys
 import time
 
 import torch
@@ -67,7 +68,13 @@ def storage_ptr(t):
 
 
 def timers_snapshot():
-    return {
+    """The clocks (and the pointer probe) a candidate would patch, including the runner's own saved
+    copies. The runner's observation: it can be faked too, which is why the judge's frame decides."""
+    runner = sys.modules.get("kwb_worker.runner")
+    saved = {"kwb_worker.runner.%s" % n: getattr(runner, n, None)
+             for n in ("_perf_counter", "_elapsed", "_record", "_synchronize", "_Event", "storage_ptr")} if runner else {}
+    saved["kwb_worker.integrity.storage_ptr"] = storage_ptr
+    return dict(saved, **{
         "torch.cuda.Event": torch.cuda.Event,
         "torch.cuda.Event.record": getattr(torch.cuda.Event, "record", None),
         "torch.cuda.Event.elapsed_time": getattr(torch.cuda.Event, "elapsed_time", None),
@@ -77,7 +84,7 @@ def timers_snapshot():
         "time.perf_counter_ns": time.perf_counter_ns,
         "time.time": time.time,
         "time.monotonic": time.monotonic,
-    }
+    })
 
 
 def tf32_flags():
@@ -184,11 +191,13 @@ class JudgeChecks:
         slow_wake = statistics.median(wake) if wake else 0.0
         wake_bound = 5.0 * ipc + 10.0
         # Per call, what the judge saw: the framed call less the plumbing, plus whatever the steps beside
-        # it (the input copy, the delivery) took beyond 3x the judge's own copy of the same bytes and a
-        # floor (1 ms GPU, 2 ms CPU: the allowance integrity.deferred_work gives too).
+        # it (the input copy, the delivery) took beyond 2x the judge's own copy of the same bytes and a
+        # small floor (0.1 ms GPU, 0.3 ms CPU). integrity.deferred_work's flag keeps a wider allowance
+        # (3x and 1 ms GPU / 2 ms CPU); this figure is what a refused clock is replaced with.
         exp_p, exp_d = calib.get("h2d_ms", 0.0) + ipc, calib.get("d2h_ms", 0.0) + ipc
         floor0 = 1.0 if self.m_onGpu else 2.0
-        judged = [max(wa - plumbing, 0.0) + max(pp - 3.0 * exp_p - floor0, 0.0) + max(dd - 3.0 * exp_d - floor0, 0.0)
+        tight = 0.1 if self.m_onGpu else 0.3
+        judged = [max(wa - plumbing, 0.0) + max(pp - 2.0 * exp_p - tight, 0.0) + max(dd - 2.0 * exp_d - tight, 0.0)
                   for wa, pp, dd in zip(wall, prep, deliver)]
         judged_med = statistics.median(judged)
         refused = list(claimed)
@@ -291,11 +300,13 @@ class JudgeChecks:
         simple("integrity.cached_output", self.m_cached, "fresh inputs gave fresh outputs in %d trials" % n)
         if self.m_mutationChecked:
             simple("integrity.input_mutation", self.m_mutated,
-                   "inputs unchanged by the candidate in %d trials" % self.m_mutationChecked)
+                   "the inputs the candidate's process sent back were unchanged in %d trials (its own copy: "
+                   "PROTOCOL.md says what that does not exclude)" % self.m_mutationChecked)
         else:
             out.append(verdict("integrity.input_mutation", "cannot_tell", "inputs too large to send back"))
         alias = [a for a in runner.get("alias", []) if isinstance(a, str)]
-        simple("integrity.output_aliasing", alias, "outputs share no storage with inputs")
+        simple("integrity.output_aliasing", alias, "the candidate's process saw no output sharing storage with an input "
+                                                  "(its own observation)")
         if out[-1]["outcome"] == "yes":
             out[-1]["severity"] = "error"
 

@@ -388,7 +388,7 @@ class _Judge:
         setup = self.ask({"cmd": "setup", "candidate": cand_path, "init": init, "seed": ctx.seed,
                           "needs_gpu": bool(needs)})
         mb = setup.get("model_bytes")
-        self.cand_model_bytes = int(mb) if isinstance(mb, int) and not isinstance(mb, bool) and mb >= 0 else 0
+        self.cand_model_bytes = int(mb) if isinstance(mb, int) and not isinstance(mb, bool) and 0 <= mb < 2 ** 50 else 0
         if self.on_gpu:
             torch.cuda.empty_cache()  # what the judge does not need is the candidate's to use
 
@@ -461,7 +461,7 @@ class _Judge:
                               "phase": ctx.phase, "check_side_stream": True})
             if trial == 0:
                 peak = reply.get("peak")
-                if isinstance(peak, (int, float)) and not isinstance(peak, bool) and peak >= 0:
+                if isinstance(peak, (int, float)) and not isinstance(peak, bool) and 0 <= peak < 2 ** 50:
                     self.cand_peak = peak
                 ctx.set_phase("running")
             check_inputs = self.in_bytes <= MUTATION_CHECK_BYTES
@@ -606,7 +606,10 @@ class _Judge:
                 p_ms = self.send_set(slot, inputs, fwd_seed)
             # Wakes the runner from its stop before the window opens (SIGCONT is not free); timed, since a
             # round trip far slower than before the candidate was loaded means it changed the plumbing.
-            wake.append(self._ping())
+            # A big set's refill has woken it already, and a round trip after the refill would be time
+            # outside the frame with the inputs in the runner's hands.
+            if small:
+                wake.append(self._ping())
             if flusher is not None:
                 timing._synchronize()
                 flusher.flush()

@@ -60,9 +60,11 @@ def _runner_uid():
         return None
     if v:
         return int(v)
-    # One no other evaluation's processes use (judges of several lanes run side by side).
+    # One no other evaluation's processes use (judges of several lanes run side by side), from a random
+    # start: judges in sandboxes of their own all have the same small pid and cannot see each other.
+    start = int.from_bytes(os.urandom(2), "little")
     for i in range(4000):
-        uid = 61000 + (os.getpid() + i) % 4000
+        uid = 61000 + (start + i) % 4000
         if not _owned_by(uid):
             return uid
     return 61000 + os.getpid() % 4000
@@ -311,6 +313,8 @@ class RunnerClient:
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
+        if self.m_uid is not None:
+            _remove_files_of(self.m_uid)  # once nothing of its user runs to write them again
         try:
             self.m_proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
@@ -322,6 +326,29 @@ class RunnerClient:
             self.m_wire.close()
         self.m_proc = None
         shutil.rmtree(self.m_home, ignore_errors=True)
+
+
+# World-writable places a candidate's files could outlive its evaluation in (the sandbox gives it
+# private ones; without it, what its user id owns there goes with it).
+_SHARED_DIRS = ("/dev/shm", "/tmp", "/var/tmp", "/dev/mqueue")
+
+
+def _remove_files_of(uid):
+    for d in _SHARED_DIRS:
+        try:
+            entries = list(os.scandir(d))
+        except OSError:
+            continue
+        for e in entries:
+            try:
+                if e.stat(follow_symlinks=False).st_uid != uid:
+                    continue
+                if e.is_dir(follow_symlinks=False):
+                    shutil.rmtree(e.path, ignore_errors=True)
+                else:
+                    os.unlink(e.path)
+            except OSError:
+                pass
 
 
 def _sweep(root, sig, passes=20):
