@@ -172,3 +172,19 @@ def test_killing_the_judge_is_a_crash(runs):
     # As root the candidate's process runs as another user and may not signal the judge: then its
     # zeros are simply wrong.
     assert r["status"] == ("wrong_result" if os.geteuid() == 0 else "crash"), r["reason"]
+
+
+def test_work_the_output_does_not_show_is_called_out(torch_python):
+    """A truncated recurrence matches the reference when the task forgets its early steps (KernelBench's
+    random LSTMs and GRUs do): no comparison can catch it, so the judge must say the task cannot tell,
+    and must not say so of a task whose every input reaches the output."""
+    from conftest import cand, cli
+    _, r, err = cli("eval", task("leaky_scan_small.py"), cand("leaky_scan_truncated.py"), *FAST)
+    assert r is not None, err[-2000:]
+    v = checks(r)["integrity.insensitive_inputs"]
+    assert r["status"] == "ok" and v["outcome"] == "cannot_tell" and v["severity"] == "warning", (r["reason"], v)
+    assert "the first 128 of 256 along dim 1 of input 0" in v["summary"], v
+    _, r, err = cli("eval", task("level1/1_ReLU.py"), cand("relu_correct.py"), *FAST)
+    assert r is not None, err[-2000:]
+    v = checks(r)["integrity.insensitive_inputs"]
+    assert r["status"] == "ok" and v["outcome"] == "no", (r["reason"], v)

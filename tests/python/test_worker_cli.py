@@ -69,8 +69,9 @@ def test_correct_candidate(runs):
                              "integrity.timer_patch", "integrity.threads", "integrity.side_stream",
                              "integrity.precision", "integrity.implausible_speedup",
                              "integrity.timing_disagreement", "integrity.deferred_work",
-                             "integrity.baseline_interference"}
+                             "integrity.baseline_interference", "integrity.insensitive_inputs"}
     assert all(v["outcome"] != "yes" for v in verdicts.values()), verdicts
+    assert verdicts["integrity.insensitive_inputs"]["outcome"] == "no"  # every element of a ReLU's input counts
     assert verdicts["integrity.timing_disagreement"]["outcome"] == "no"
     assert verdicts["integrity.side_stream"]["outcome"] == "cannot_tell"  # CPU: no streams
     assert r["profile_note"].startswith("not profiled")

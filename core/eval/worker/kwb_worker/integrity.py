@@ -105,6 +105,7 @@ class JudgeChecks:
         self.m_speedup = None  # (value, against, bound)
         self.m_runner = None  # the runner's report
         self.m_protocol = []
+        self.m_sensitivity = None
         self.m_isolation = ""
         self.m_timing = None  # (verdict outcome, summary, evidence)
         self.m_deferred = None
@@ -241,6 +242,22 @@ class JudgeChecks:
             self.m_deferred = ("no", "the steps around the timed call cost what their copies cost", ev2)
         return refused
 
+    def note_sensitivity(self, found, how):
+        """found: [(input, dim, redrawn, size)] the reference's output ignores; None: not probed."""
+        if found is None:
+            self.m_sensitivity = ("cannot_tell", "info", how, [])
+        elif found:
+            ev = ["input %d: the first %d of %d along dim %d redrawn, the reference's output unchanged within "
+                  "the tolerance" % (i, h, n, d) for i, d, h, n in found]
+            i, d, h, n = found[0]
+            self.m_sensitivity = ("cannot_tell", "warning",
+                                  "the task's output does not depend (at the tolerance) on the first %d of %d "
+                                  "along dim %d of input %d: work on that part cannot be checked by comparing "
+                                  "outputs, and a candidate that skips it matches the reference" % (h, n, d, i),
+                                  ev + [how])
+        else:
+            self.m_sensitivity = ("no", "info", "every probed part of the inputs reaches the output (%s)" % how, [])
+
     def refused_clock(self):
         return any(x is not None and x[0] == "yes" for x in (self.m_timing, self.m_deferred))
 
@@ -349,6 +366,9 @@ class JudgeChecks:
             else:
                 out.append(verdict("integrity.implausible_speedup", "no",
                                    "%.2fx against the %s baseline (bound %.0fx)" % (value, against, bound)))
+        if self.m_sensitivity is not None:
+            outcome, severity, summary, ev = self.m_sensitivity
+            out.append(dict(verdict("integrity.insensitive_inputs", outcome, summary, ev), severity=severity))
         return out
 
     def _precision_verdict(self, tf32_changed):

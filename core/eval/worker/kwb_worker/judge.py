@@ -40,6 +40,9 @@ CHECK_ALL_BYTES = 256 << 20  # timed outputs checked in full below this many byt
 CHECK_SAMPLE = 5
 MUTATION_CHECK_BYTES = 256 << 20
 CLEAN_BASELINE_ROUNDS = 2
+PROBE_MAX_MS = 200.0  # the sensitivity probe runs the reference up to PROBE_MAX + 1 more times
+PROBE_MAX = 4
+PROBE_MIN_DIM = 16
 SWITCH_CAP_MS = 0.3  # most unexplained time per call put down to the GPU's context switch
 IPC_CAP_MS = 0.5
 _sysrand = random.SystemRandom()
@@ -407,12 +410,51 @@ class _Judge:
             summary += " (CPU timings)"
         res["reason"] = "; ".join([summary] + self.notes)
 
+        if req.get("integrity", True) is not False:
+            self.probe_sensitivity()
+
         if req.get("profile"):
             ctx.set_phase("profiling")
             from .profile import profile_candidate
 
             res["profile"], res["profile_note"] = profile_candidate(req, self.on_gpu)
         return self.runner
+
+    def probe_sensitivity(self):
+        """Which parts of the inputs the reference's output does not depend on, at the comparison's
+        tolerance: the first half of an input along one dimension is redrawn and the reference run
+        again. Where nothing changes, a candidate that skips that work (a recurrence's early steps under
+        a random init that forgets them) matches the reference, and no comparison of outputs can tell:
+        the result says so instead of staying silent. Judge-side only; skipped for big or slow tasks."""
+        eager = self.res["eager"]["median_ms"] or 0.0
+        if self.big or eager > PROBE_MAX_MS:
+            self.checks.note_sensitivity(None, "not probed: the reference takes %.0f ms%s" % (
+                eager, " and the inputs are big" if self.big else ""))
+            return
+        try:
+            inputs = self.trial_inputs(0)
+            fwd = _fwd_seed(self.ctx, 0)
+            base = self.reference(inputs, fwd)
+            found, probes = [], 0
+            for i, x in enumerate(inputs):
+                if not isinstance(x, torch.Tensor) or not x.is_floating_point() or x.numel() < 2:
+                    continue
+                for d in range(x.dim()):
+                    n = x.shape[d]
+                    if n < PROBE_MIN_DIM or probes >= PROBE_MAX:
+                        continue
+                    probes += 1
+                    y = x.clone()
+                    part = y.narrow(d, 0, n // 2)
+                    part.copy_(torch.randn_like(part) * x.float().std() + x.float().mean())
+                    kind, _, _, _ = self.compare(base, self.reference(inputs[:i] + [y] + inputs[i + 1:], fwd))
+                    if kind == "ok":
+                        found.append((i, d, n // 2, n))
+            self.checks.note_sensitivity(found, "%d parts of the inputs probed" % probes)
+        except Failure:
+            raise
+        except BaseException as e:  # a probe is evidence, never a reason to fail the evaluation
+            self.checks.note_sensitivity(None, "not probed: %s" % one_line(e))
 
     def send_set(self, slot, inputs, fwd_seed):
         """Puts an input set into the runner's slot and seeds its next call; returns the judge's
