@@ -764,7 +764,7 @@ class _Judge:
             copies.append((time.perf_counter() - t0) * 1000.0)
         del local
         return {"h2d_ms": h2d, "d2h_ms": d2h, "call_ms": min(calls), "switch_ms": self.switch,
-                "in_call_copy_ms": min(copies) if not self.big else 0.0, "dry_ms": self.dry_ms}
+                "in_call_copy_ms": min(copies) if not self.big else 0.0, "dry_ms": self.dry_ms, "dry_spread_ms": self.dry_spread}
 
     def dry_calls(self, inputs):
         """Framed calls through the runner before any candidate code exists, with a forward that does
@@ -782,6 +782,9 @@ class _Judge:
             walls.append((time.perf_counter() - t0) * 1000.0)
             self.ask({"cmd": "deliver", "what": "dry call"})
         self.dry_ms = max(min(walls[1:]) - self.ipc, 0.0)
+        # How much the same framed step varies on this machine now (trusted: nothing of the
+        # candidate's exists yet). On a loaded CPU it is milliseconds, and the CPU's rules allow it.
+        self.dry_spread = max(walls[1:]) - min(walls[1:])
 
     def measure_plumbing(self):
         """Round trip and GPU context switch, measured before the candidate is imported (the runner is
