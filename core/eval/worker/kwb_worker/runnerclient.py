@@ -133,6 +133,7 @@ class RunnerClient:
         self.m_stopped = False
         self.m_stopper = None
         self.m_freezer = None
+        self.m_frozen = []  # pids stopped by signal, continued the same way
 
     @property
     def home(self):
@@ -279,7 +280,7 @@ class RunnerClient:
                     raise RunnerGone("the judge could not thaw the candidate's processes: %s" % e)
             if self.m_stopper is not None:
                 self.m_stopper.signal(b"C")
-            for pid in getattr(self, "m_frozen", []):
+            for pid in self.m_frozen:
                 try:
                     os.kill(pid, signal.SIGCONT)
                 except OSError:
