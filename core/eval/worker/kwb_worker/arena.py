@@ -1,10 +1,16 @@
 # SPDX-License-Identifier: MIT
-"""Shared memory between the judge and the candidate's runner process: tensors as data, never claims.
+"""Memory the judge and the candidate's runner share: tensors travel as data, never as claims.
 
-An Arena is one anonymous shared-memory file (memfd) the judge creates and hands to the runner as a
-file descriptor. The judge writes input sets into it; the runner writes the candidate's outputs into
-another. A layout (list of entries) says where each value lies; a layout that comes from the runner is
-untrusted and checked by `read()` (bounds, dtype, size) before anything is read.
+An arena is one region the judge creates and hands to the runner as a file descriptor: host memory (a
+sealed memfd) for CPU tasks, device memory (kwb_worker.devmem, CUDA's fd-exported allocations) for GPU
+tasks, so a GPU task's data never leaves the GPU. Both sides see it as one uint8 tensor; a layout (a
+list of entries) says where each value lies. A layout that comes from the runner is untrusted and is
+checked by `read()` (bounds, dtype, size) before anything is read.
+
+Each runner has an arena of its own (its "staging" memory): the judge copies an input set into it
+inside its timed frame, the runner's forward reads it there, and the runner copies its outputs back
+into it. The runner can write anything there at any time; the judge never computes a reference from
+it, and compares what it reads there with its own copies.
 """
 import mmap
 import os
@@ -37,6 +43,10 @@ def tensor_bytes(values):
 
 
 class Arena:
+    """Host memory (memfd): `Arena(size)` in the judge, `Arena(size, fd=...)` in the runner."""
+
+    kind = "host"
+
     def __init__(self, size, fd=None, name="kwb-arena"):
         self.size = max(ALIGN, _align(int(size)))
         if fd is None:
@@ -46,6 +56,10 @@ class Arena:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # "non-writable buffer": an mmap is writable
             self.m_bytes = torch.frombuffer(self.m_map, dtype=torch.uint8)
+
+    def export_fd(self):
+        """The file descriptor to hand to the runner (the judge keeps its own)."""
+        return self.fd
 
     def view(self, off, dtype, shape):
         count = 1
@@ -64,7 +78,7 @@ class Arena:
                     raise LayoutError("dtype %s cannot travel" % dt)
                 if off + nbytes(t) > self.size:
                     raise LayoutError("%d bytes do not fit the arena (%d from offset %d)" % (nbytes(t), self.size, off))
-                self.view(off, t.dtype, t.shape).copy_(t.contiguous() if t.device.type == "cpu" else t)
+                self.view(off, t.dtype, t.shape).copy_(t)
                 layout.append({"off": off, "dtype": dt, "shape": list(t.shape)})
                 off += _align(nbytes(t))
             else:
@@ -110,6 +124,8 @@ class Arena:
 
     def close(self):
         self.m_bytes = None
+        if self.kind != "host":
+            return
         try:
             self.m_map.close()
         except (BufferError, ValueError):
@@ -118,6 +134,38 @@ class Arena:
             os.close(self.fd)
         except OSError:
             pass
+
+
+class DeviceArena(Arena):
+    """Device memory exported by file descriptor (kwb_worker.devmem): `DeviceArena(size)` in the judge,
+    `DeviceArena(size, fd=...)` in the runner. Mapped for the life of the process."""
+
+    kind = "device"
+
+    def __init__(self, size, fd=None, name="kwb-arena"):
+        from .devmem import SharedDeviceMemory
+
+        size = max(ALIGN, _align(int(size)))
+        self.fd = None
+        if fd is None:
+            self.m_mem = SharedDeviceMemory.allocate(size)
+        else:
+            self.m_mem = SharedDeviceMemory.import_fd(fd, size)
+        self.size = self.m_mem.size  # the driver's granularity (2 MiB): the runner maps the whole allocation
+        self.m_bytes = self.m_mem.tensor()
+
+    def export_fd(self):
+        """A new file descriptor for the runner (the caller closes its copy once it is sent)."""
+        return self.m_mem.export_fd()
+
+
+def open_arena(kind, size, fd):
+    """The runner's side of an arena the judge made."""
+    if kind == "device":
+        return DeviceArena(size, fd=fd)
+    if kind == "host":
+        return Arena(size, fd=fd)
+    raise LayoutError("unknown arena kind %r" % (kind,))
 
 
 _ELSIZE = {}

@@ -111,10 +111,26 @@ def handle(req, phase_emit):
     return {"event": "result", "result": result}
 
 
+def _end_on_signals(judge):
+    """SIGTERM, SIGINT, SIGHUP end the evaluation at once: the candidate's processes are killed whole (the
+    watchdog finishes what is left) and the judge exits, whatever it was waiting for."""
+    import signal
+
+    def end(signum, _frame):
+        try:
+            judge.abort()
+        finally:
+            os._exit(128 + signum)
+
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, end)
+
+
 def serve():
     take_stdout()
-    from .runnerclient import protect_judge
+    from .runnerclient import die_with_parent, protect_judge
 
+    die_with_parent()  # a host that dies, however, takes its judge with it
     protected = protect_judge()
     try:
         ready = _ready_info()
@@ -127,6 +143,7 @@ def serve():
         log("warning: the judge could not make itself undumpable (prctl)")
     from . import judge
 
+    _end_on_signals(judge)
     judge.prestart_runner()  # the candidate's process imports torch while we wait for the request
     try:
         return _serve_one(judge)

@@ -271,7 +271,7 @@ def _timing_counts(req, on_gpu):
     if warmup is None:
         warmup = 3 if on_gpu else 1
     if repeat is None:
-        repeat = 20 if on_gpu else 5
+        repeat = 20 if on_gpu else 15
     return int(warmup), int(repeat)
 
 

@@ -57,8 +57,10 @@ def open_line(line, key):
     return ev if key is None else None
 
 
-def run_request(req, compile_timeout=600.0, run_timeout=600.0, python=None, echo_log=False, on_event=None):
-    """Runs one request in a fresh worker. Returns (final event dict, log_tail).
+def run_request(req, compile_timeout=600.0, run_timeout=600.0, python=None, echo_log=False, on_event=None,
+                worker=None):
+    """Runs one request in a fresh worker (`worker`: one start_worker() made ahead). Returns (final event
+    dict, log_tail).
 
     The final event is the worker's result/error event, or a synthesized result for a crash or a
     timeout (status crash / compile_timeout / run_timeout)."""
@@ -66,9 +68,55 @@ def run_request(req, compile_timeout=600.0, run_timeout=600.0, python=None, echo
 
     if os.environ.get("KWB_HOST_DUMPABLE") != "1":
         protect_judge()  # a candidate running as our user cannot reach our stdout through /proc either
-    p = subprocess.Popen([python or sys.executable, "-u", SCRIPT, "serve"], stdin=subprocess.PIPE,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
-                         encoding="utf-8", errors="replace", start_new_session=True)
+    p = worker or start_worker(python)
+    with _ends_with_signals(p):
+        return _run(p, req, compile_timeout, run_timeout, echo_log, on_event)
+
+
+def start_worker(python=None):
+    """A `kwb_worker.py serve` process in a session of its own, that dies with this one (PDEATHSIG).
+    Started ahead of a request it imports torch and its runner while the caller does other things."""
+    from .runnerclient import die_with_parent
+
+    return subprocess.Popen([python or sys.executable, "-u", SCRIPT, "serve"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                            encoding="utf-8", errors="replace", start_new_session=True, preexec_fn=die_with_parent)
+
+
+class _ends_with_signals:
+    """While a request runs, SIGTERM / SIGINT / SIGHUP to this process kill the worker's process group
+    (the judge ends its runner; the watchdog the rest) before this process exits with the signal."""
+
+    def __init__(self, p):
+        self.m_p = p
+        self.m_saved = {}
+
+    def __enter__(self):
+        if threading.current_thread() is not threading.main_thread():
+            return self
+
+        def end(signum, _frame):
+            try:
+                os.killpg(self.m_p.pid, signal.SIGTERM)  # the judge kills its runner and exits
+                self.m_p.wait(timeout=1.5)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+            _kill_group(self.m_p)
+            os._exit(128 + signum)
+
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            self.m_saved[sig] = signal.signal(sig, end)
+        return self
+
+    def __exit__(self, *exc):
+        for sig, old in self.m_saved.items():
+            signal.signal(sig, old)
+        if self.m_p.poll() is None:
+            _kill_group(self.m_p)
+        return False
+
+
+def _run(p, req, compile_timeout, run_timeout, echo_log, on_event):
     q = queue.Queue()
     log = collections.deque(maxlen=LOG_LINES)
     threads = [threading.Thread(target=_reader, args=(p.stdout, q, "out"), daemon=True),

@@ -30,7 +30,9 @@ SEVERITY = {
     "integrity.baseline_interference": "critical",
     "integrity.protocol": "critical",
     "integrity.isolation": "warning",
+    "integrity.lingering_gpu_work": "critical",
 }
+LINGER_MS = 1.0  # a time slice of another context is ~2 ms on an H100; an idle GPU answers in ~0.02 ms
 
 FIXES = {
     "integrity.cached_output": "Compute the output from the inputs on every call; do not cache results across calls.",
@@ -47,6 +49,8 @@ FIXES = {
     "integrity.baseline_interference": "Leave no work running on the GPU or the CPU after forward() returns.",
     "integrity.protocol": "Do not write to file descriptors or channels the candidate does not own.",
     "integrity.isolation": "",
+    "integrity.lingering_gpu_work": "Finish all GPU work before forward() returns; launch no kernel that "
+                                    "outlives the call.",
 }
 
 
@@ -70,9 +74,15 @@ def storage_ptr(t):
 def timers_snapshot():
     """The clocks (and the pointer probe) a candidate would patch, including the runner's own saved
     copies. The runner's observation: it can be faked too, which is why the judge's frame decides."""
-    runner = sys.modules.get("kwb_worker.runner")
-    saved = {"kwb_worker.runner.%s" % n: getattr(runner, n, None)
-             for n in ("_perf_counter", "_elapsed", "_record", "_synchronize", "_Event", "storage_ptr")} if runner else {}
+    saved = {}
+    for mod, names in (("kwb_worker.runner", ("_synchronize", "storage_ptr")),
+                       ("kwb_worker.timing", ("_perf_counter", "_elapsed", "_record", "_synchronize", "_Event"))):
+        m = sys.modules.get(mod)
+        if m is not None:
+            saved.update({"%s.%s" % (mod, n): getattr(m, n, None) for n in names})
+    clock = getattr(sys.modules.get("kwb_worker.timing"), "Clock", None)
+    if clock is not None:
+        saved["kwb_worker.timing.Clock.span"] = clock.span
     saved["kwb_worker.integrity.storage_ptr"] = storage_ptr
     return dict(saved, **{
         "torch.cuda.Event": torch.cuda.Event,
@@ -111,6 +121,8 @@ class JudgeChecks:
         self.m_deferred = None
         self.m_interference = None
         self.m_ranCandidate = False
+        self.m_idle = []  # the judge's tiny kernel after each of the candidate's deliveries (ms)
+        self.m_idleBase = []
 
     # ---- evidence, fed by the judge ---------------------------------------------------------------
     def note_protocol(self, what):
@@ -119,11 +131,14 @@ class JudgeChecks:
     def note_isolation(self, what):
         self.m_isolation = what
 
-    def note_inputs(self, trial, original, delivered):
+    def note_inputs(self, trial, original, seen, what=None):
+        """The inputs as the judge wrote them into the runner's arena against what is there after the call
+        (read by the judge itself, the runner stopped)."""
         self.m_mutationChecked += 1
-        for i, (x, d) in enumerate(zip(original, delivered)):
+        for i, (x, d) in enumerate(zip(original, seen)):
             if isinstance(x, torch.Tensor) and isinstance(d, torch.Tensor) and not _same(x, d):
-                self.m_mutated.append("trial %d: input %d changed during the candidate's call" % (trial, i))
+                self.m_mutated.append("%s: input %d changed during the candidate's call"
+                                      % (what or "trial %d" % trial, i))
 
     def note_trial(self, trial, cand_list, prev_cand, ref_list, prev_ref):
         self.m_ranCandidate = True
@@ -163,90 +178,88 @@ class JudgeChecks:
         clean["tf32_changed"] = tf
         self.m_runner = clean
 
-    def note_timing(self, claimed, framed, prep, deliver, wake, ipc, calib):
-        """Compares the runner's clock with the judge's. `framed` holds the judge's wall clock around each
-        timed call, `wake` its round trips to the runner between calls. Returns the figures to report
-        (ms per call): the runner's when the two agree, the judge's when the runner's are refused."""
+    def note_timing(self, claimed, framed, delivered, cal):
+        """Compares the runner's clock with the judge's frames, like with like: `cal` holds the same figures
+        for the task's own code run through the same runner, the same steps and data of the same size
+        before the candidate was imported (trusted: nothing of the candidate's existed). What a frame holds
+        beyond its claim is plumbing; the candidate's may exceed the calibration's only by the plumbing's
+        own noise. Returns the figures to report (ms per call): the runner's when the clocks agree, else
+        the judge's frame less the calibrated plumbing (plus any delivery beyond the calibration's)."""
         if not claimed:
             return []
-        wall = [max(f - ipc, 0.0) for f in framed]
-        # Fastest against fastest (the noise of a loaded machine only ever adds time, so minima keep a
-        # signal that is in every call), and median against median below (a candidate chooses which
-        # calls hide work, so one honest call must not vouch for the rest).
-        # Plumbing: what dry calls through the same runner cost before the candidate was loaded (the
-        # judge's own replay of the same steps, when that is larger).
-        plumbing = max(calib.get("dry_ms", 0.0),
-                       calib.get("call_ms", 0.0) + calib.get("switch_ms", 0.0) + calib.get("in_call_copy_ms", 0.0))
-        c, w_raw, w_med = min(claimed), min(wall), statistics.median(wall)
-        w = max(w_raw - plumbing, 0.0)
-        ev = ["runner's clock: fastest %.4f ms, median %.4f ms per call; judge's wall clock around the call: "
-              "fastest %.4f ms, median %.4f ms (less %.3f ms for a round trip and %.3f ms of plumbing, measured "
-              "with dry calls before the candidate was loaded)" % (c, statistics.median(claimed), w_raw, w_med, ipc,
-                                                                  plumbing)]
-        # The runner's clock runs inside the judge's frame (the same monotonic clock on the CPU; events
-        # recorded after the request arrived and waited on before the reply on the GPU), so a claim
-        # longer than its frame cannot come from an honest runner, whichever way it errs.
-        over = [(i, a, f) for i, (a, f) in enumerate(zip(claimed, framed)) if a > f + 0.02 + 0.01 * f]
-        # The round trip between calls is the plumbing the runner's own code runs; round trips far slower
-        # than before the candidate was imported mean the candidate changed that code.
-        slow_wake = statistics.median(wake) if wake else 0.0
-        wake_bound = 5.0 * ipc + (10.0 if self.m_onGpu else 25.0)  # a loaded CPU wakes processes late
-        # Per call, what the judge saw: the framed call less the plumbing, plus whatever the steps beside
-        # it (the input copy, the delivery) took beyond 2x the judge's own copy of the same bytes and a
-        # small floor (0.1 ms GPU, 0.3 ms CPU). integrity.deferred_work's flag keeps a wider allowance
-        # (3x and 1 ms GPU / 2 ms CPU); this figure is what a refused clock is replaced with.
-        exp_p, exp_d = calib.get("h2d_ms", 0.0) + ipc, calib.get("d2h_ms", 0.0) + ipc
-        floor0 = 1.0 if self.m_onGpu else 2.0
-        tight = 0.1 if self.m_onGpu else 0.3
-        tight = max(tight, 0.0 if self.m_onGpu else max(calib.get("dry_spread_ms", 0.0), 0.0))
-        judged = [max(wa - plumbing, 0.0) + max(pp - 2.0 * exp_p - tight, 0.0) + max(dd - 2.0 * exp_d - tight, 0.0)
-                  for wa, pp, dd in zip(wall, prep, deliver)]
-        judged_med = statistics.median(judged)
+        gpu = self.m_onGpu
+        over = [f - c for f, c in zip(framed, claimed)]
+        over_cal = [f - c for f, c in zip(cal["frame"], cal["claim"])] or [0.0]
+        oc_min, oc_med = min(over_cal), statistics.median(over_cal)
+        mad = statistics.median([abs(x - oc_med) for x in over_cal])
+        spread = max(over_cal) - min(over_cal)
+        c_min, c_med = min(claimed), statistics.median(claimed)
+        o_min, o_med = min(over), statistics.median(over)
+        # Allowances: the plumbing's own noise (on a CPU a loaded scheduler adds milliseconds that no clock
+        # can tell from hidden work, and the calibration's spread measures how many), and a few percent of
+        # the call.
+        if gpu:
+            slack_min = 0.05 + 0.03 * c_min
+            slack_med = max(0.1, 4.0 * mad) + 0.05 * c_med
+        else:
+            slack_min = max(0.5, spread) + 0.1 * c_min
+            slack_med = max(1.0, 2.0 * spread) + 0.1 * c_med
+        d_cal = cal.get("deliver") or [0.0]
+        dc_med, dc_min = statistics.median(d_cal), min(d_cal)
+        d_spread = max(d_cal) - min(d_cal)
+        judged = [max(f - oc_med, c) for f, c in zip(framed, claimed)]
+        ev = ["runner's clock: fastest %.4f ms, median %.4f ms per call; the judge's frame beyond it: fastest "
+              "%.4f ms, median %.4f ms" % (c_min, c_med, o_min, o_med),
+              "the task's own code through the same steps before the candidate was loaded: frame beyond its clock "
+              "fastest %.4f ms, median %.4f ms (%d calls, spread %.4f ms)" % (oc_min, oc_med, len(over_cal), spread)]
         refused = list(claimed)
-        # On a CPU every allowance is at least the spread of the dry calls' frames: a loaded machine's
-        # scheduler adds milliseconds no clock can tell from hidden work (CPU figures are labels).
-        noise = 0.0 if self.m_onGpu else max(calib.get("dry_spread_ms", 0.0), 0.0)
-        slack, factor = (0.05, 0.7) if self.m_onGpu else (max(0.5, noise), 0.7)
-        if over:
-            i, a, f = over[0]
+        bad = [(i, a, f) for i, (a, f) in enumerate(zip(claimed, framed)) if a > f + 0.02 + 0.01 * f]
+        if bad:
+            # The runner's clock runs inside the judge's frame: a claim longer than its frame is not the runner's.
+            i, a, f = bad[0]
             self.m_timing = ("yes", "the candidate's clock says timed call %d took %.4f ms, longer than the %.4f ms "
                                     "the judge's wall clock framed it in: the clock is not the runner's" % (i + 1, a, f),
-                             ev + ["%d of %d timed calls claimed more time than their frame" % (len(over), len(claimed))])
-            refused = [max(wa - plumbing, 0.0) for wa in wall]
-        elif slow_wake > wake_bound:
-            self.m_timing = ("yes", "the runner's round trip took %.3f ms (median) between timed calls after the "
-                                    "candidate was loaded, %.3f ms before: the candidate changed the runner's "
-                                    "plumbing, and its clock is refused" % (slow_wake, ipc), ev)
-            refused = [max(wa - plumbing, 0.0) for wa in wall]
-        elif c < factor * w - slack:
-            self.m_timing = ("yes", "the candidate's clock says %.4f ms, the judge's wall clock %.4f ms: the "
-                                    "figure is refused" % (c, w), ev)
-            refused = [max(wa - plumbing, 0.0) for wa in wall]
-        elif statistics.median(claimed) < factor * judged_med - (slack if self.m_onGpu else max(2.0, noise)):
-            # Medians carry a loaded machine's noise that minima drop: on a CPU (figures are labels
-            # there) the same 2 ms allowance integrity.deferred_work gives.
-            self.m_timing = ("yes", "the candidate's clock says %.4f ms per call (median), the judge's wall clock "
-                                    "around the call and the steps beside it %.4f ms: the figure is refused"
-                             % (statistics.median(claimed), judged_med), ev)
+                             ev + ["%d of %d timed calls claimed more time than their frame" % (len(bad), len(claimed))])
+            refused = [max(f - oc_med, 0.0) for f in framed]
+        elif o_min > oc_min + slack_min:
+            self.m_timing = ("yes", "every frame of the candidate's carries at least %.4f ms beyond its clock, the "
+                                    "task's own code %.4f ms: work was done outside the candidate's clock, which is "
+                                    "refused" % (o_min, oc_min), ev)
+            refused = judged
+        elif o_med > oc_med + slack_med:
+            self.m_timing = ("yes", "the candidate's frames carry %.4f ms beyond its clock (median), the task's own "
+                                    "code %.4f ms: work was done outside the candidate's clock, which is refused"
+                             % (o_med, oc_med), ev)
             refused = judged
         else:
-            self.m_timing = ("no", "the candidate's clock agrees with the judge's wall clock (%.4f vs %.4f ms)"
-                             % (c, w), ev)
-        p, d = statistics.median(prep), statistics.median(deliver)
-        ev2 = ["input copy into the candidate's process: median %.3f ms (the judge's own copy: %.3f ms)" % (p, exp_p),
-               "output delivery: median %.3f ms (the judge's own copy: %.3f ms)" % (d, exp_d)]
+            self.m_timing = ("no", "the candidate's clock agrees with the judge's frames (%.4f ms beyond it, the "
+                                   "task's own code %.4f ms)" % (o_med, oc_med), ev)
+        d_med, d_min = statistics.median(delivered), min(delivered)
+        ev2 = ["output delivery: fastest %.3f ms, median %.3f ms; the task's own code's: fastest %.3f ms, median "
+               "%.3f ms" % (d_min, d_med, dc_min, dc_med)]
+        floor = max(0.5 if gpu else 2.0, 0.3 * c_med, 0.0 if gpu else 2.0 * d_spread)
         slow = []
-        floor = max(0.3 * max(w, c), floor0, noise)
-        if p > 3.0 * exp_p + floor:
-            slow.append("the input copy took %.3f ms, %.1fx the judge's own" % (p, p / max(exp_p, 1e-6)))
-        if d > 3.0 * exp_d + floor:
-            slow.append("delivering the outputs took %.3f ms, %.1fx the judge's own copy" % (d, d / max(exp_d, 1e-6)))
+        if d_min > 2.0 * dc_min + floor:
+            slow.append("every delivery of the outputs took at least %.3f ms, the task's own code's %.3f ms"
+                        % (d_min, dc_min))
+        elif d_med > 2.0 * dc_med + floor:
+            slow.append("delivering the outputs took %.3f ms (median), the task's own code's %.3f ms" % (d_med, dc_med))
         if slow:
             self.m_deferred = ("yes", slow[0] + ": work was moved out of the timed call", slow + ev2)
-            refused = [max(a - plumbing, 0.0) + b + x for a, b, x in zip(wall, prep, deliver)]
+            base = refused if self.m_timing[0] == "yes" else judged
+            refused = [b + max(d - dc_med, 0.0) for b, d in zip(base, delivered)]
         else:
-            self.m_deferred = ("no", "the steps around the timed call cost what their copies cost", ev2)
+            self.m_deferred = ("no", "delivering the outputs cost what it costs the task's own code", ev2)
         return refused
+
+    def note_idle(self, ms):
+        """The judge's tiny kernel after a delivery, the runner stopped (GPU; None on a CPU)."""
+        if ms is not None:
+            self.m_idle.append(ms)
+
+    def note_idle_baseline(self, samples):
+        """The same tiny kernel after the calibration's deliveries (nothing of the candidate's existed)."""
+        self.m_idleBase = list(samples)
 
     def note_sensitivity(self, found, how):
         """found: [(input, dim, redrawn, size)] the reference's output ignores; None: not probed."""
@@ -324,8 +337,8 @@ class JudgeChecks:
         simple("integrity.cached_output", self.m_cached, "fresh inputs gave fresh outputs in %d trials" % n)
         if self.m_mutationChecked:
             simple("integrity.input_mutation", self.m_mutated,
-                   "the inputs the candidate's process sent back were unchanged in %d trials (its own copy: "
-                   "PROTOCOL.md says what that does not exclude)" % self.m_mutationChecked)
+                   "the inputs in the candidate's arena were unchanged after %d calls (read by the judge)"
+                   % self.m_mutationChecked)
         else:
             out.append(verdict("integrity.input_mutation", "cannot_tell", "inputs too large to send back"))
         alias = [a for a in runner.get("alias", []) if isinstance(a, str)]
@@ -356,6 +369,8 @@ class JudgeChecks:
             out.append(verdict("integrity.side_stream", "no", "output complete when the current stream was, in %d "
                                                               "trials" % n))
         out.append(self._precision_verdict(runner.get("tf32_changed") is True))
+        if self.m_onGpu:
+            out.append(self._lingering_verdict())
         for det, got in (("integrity.timing_disagreement", self.m_timing), ("integrity.deferred_work", self.m_deferred),
                          ("integrity.baseline_interference", self.m_interference)):
             if got is not None:
@@ -377,6 +392,23 @@ class JudgeChecks:
             outcome, severity, summary, ev = self.m_sensitivity
             out.append(dict(verdict("integrity.insensitive_inputs", outcome, summary, ev), severity=severity))
         return out
+
+    def _lingering_verdict(self):
+        det = "integrity.lingering_gpu_work"
+        if not self.m_idle or not self.m_idleBase:
+            return verdict(det, "cannot_tell", "not measured")
+        base = statistics.median(self.m_idleBase)
+        bound = base + LINGER_MS
+        late = [x for x in self.m_idle if x > bound]
+        ev = ["the judge's tiny kernel after each delivery, the candidate's processes stopped: median %.3f ms, "
+              "slowest %.3f ms; after the task's own code's: median %.3f ms" % (statistics.median(self.m_idle),
+                                                                             max(self.m_idle), base)]
+        if len(late) >= max(2, len(self.m_idle) // 5):
+            return verdict(det, "yes", "%d of %d deliveries left GPU work of the candidate's running (the judge's "
+                                       "kernel waited %.2f ms for a time slice): work outside the call, on the "
+                                       "outputs or the inputs, unseen by any clock" % (len(late), len(self.m_idle),
+                                                                                    statistics.median(late)), ev)
+        return verdict(det, "no", "no GPU work of the candidate's outlived its calls", ev)
 
     def _precision_verdict(self, tf32_changed):
         det = "integrity.precision"

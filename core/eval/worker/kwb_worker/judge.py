@@ -2,30 +2,41 @@
 """The `eval` op: the judge. It never imports the candidate.
 
 The judge makes every input (seeded, before any candidate code runs), computes the references
-(strict fp32, and fp64 where it fits), times its own baselines with its own clocks, and assembles the
-result. The candidate runs in the runner process (runner.py); what comes back from there is data
-(outputs in the output arena, checked here against the references) or claims (its CUDA-event times,
-its observations) that are cross-checked or can only raise a flag:
+(strict fp32, and fp64 where it fits), times its own baselines, and assembles the result. The
+candidate runs in the runner process (runner.py); what comes back from there is data (outputs in the
+runner's arena, checked here against the references) or claims (its clock, its observations) that
+are cross-checked or can only raise a flag.
 
-- every timed call gets a fresh input set, written into the same runner tensors, and its outputs are
-  delivered and checked (all of them, or a sample the runner cannot know when it computes);
-- the judge's wall clock frames each timed call; a claimed time far below it is refused
-  (integrity.timing_disagreement), and so is work moved into the steps around the call
-  (integrity.deferred_work);
-- the judge flushes L2 itself and stops the runner (SIGSTOP) while it times its baselines, and
-  compares them with the same baselines timed before the candidate was imported
-  (integrity.baseline_interference).
+One way of timing for all: the judge's eager and CUDA-graph baselines and the runner's calls go
+through the same `timing.Clock.span`, and every round has the same steps for whoever is timed. Before
+the candidate exists, the runner runs the task's own Model through exactly the steps a candidate's
+call takes (calibration rounds); what the judge's wall clock sees around those calls beyond the
+runner's clock is the plumbing, measured like with like, with real data of the task's size. So:
+
+- the task's own code comes out at 1.00x by construction, on a GPU and on a CPU;
+- a candidate whose frames carry more than the calibration's plumbing hid work outside its clock
+  (integrity.timing_disagreement), or in the delivery (integrity.deferred_work); its figure is then
+  the judge's frame less the calibrated plumbing, never one inflated by transfers;
+- every timed call gets a fresh input set, written into the runner's arena inside the judge's frame,
+  and its outputs are delivered and checked (all of them, or a sample the runner cannot know when it
+  computes);
+- on a GPU the data never leaves the device (arena.DeviceArena), and after each delivery the judge
+  times a tiny kernel of its own: GPU work of the candidate's still running then shows as a time slice
+  of the other context (integrity.lingering_gpu_work);
+- the runner is stopped (frozen) while the judge times its baselines and works on the outputs; the
+  baselines beside the candidate are compared with the calibration rounds' (integrity.baseline_interference).
 """
 import math
 import os
 import random
+import statistics
 import time
 import traceback
 
 import torch
 
 from . import timing
-from .arena import ALIGN, Arena, LayoutError, nbytes, tensor_bytes
+from .arena import ALIGN, Arena, DeviceArena, LayoutError, nbytes, tensor_bytes
 from .channel import log
 from .evaluate import (FP64_TRIALS, _err64, _fp32_random_draws, _fwd_seed, _graph_baseline, _load_task,
                        _nanmax, _read_source, _timing_counts, _Ctx, compare, device_label, empty_result, flatten,
@@ -33,18 +44,17 @@ from .evaluate import (FP64_TRIALS, _err64, _fp32_random_draws, _fwd_seed, _grap
 from .failures import NO_GPU_REASON, Failure, one_line
 from .integrity import JudgeChecks, is_oom
 from .loader import GPU_ONLY, gpu_needs, seed_all
-from .runnerclient import RunnerClient, RunnerGone, place_candidate
+from .runnerclient import RunnerClient, RunnerGone, place_file
 
-BIG_INPUTS = 256 << 20  # above this an input set is drawn when it is needed, not in advance
+BIG = 256 << 20  # inputs + outputs above this: one set alive at a time, arena regions shared, no fp64 copy
 CHECK_ALL_BYTES = 256 << 20  # timed outputs checked in full below this many bytes in all
 CHECK_SAMPLE = 5
-MUTATION_CHECK_BYTES = 256 << 20
-CLEAN_BASELINE_ROUNDS = 2
 PROBE_MAX_MS = 200.0  # the sensitivity probe runs the reference up to PROBE_MAX + 1 more times
 PROBE_MAX = 4
 PROBE_MIN_DIM = 16
-SWITCH_CAP_MS = 0.3  # most unexplained time per call put down to the GPU's context switch
-IPC_CAP_MS = 0.5
+FINGERPRINT = 1 << 20  # elements of a big output kept to tell a repeated output from a new one
+# Calibration rounds (warm-up, measured): the task's own code through the runner before the candidate.
+CAL_ROUNDS = {"gpu": (2, 8), "gpu_big": (1, 4), "cpu": (1, 5)}
 _sysrand = random.SystemRandom()
 
 _runner = None  # the pre-started runner of this worker process
@@ -68,19 +78,28 @@ def drop_prestarted_runner():
         r.kill()
 
 
+_current = None  # the runner of the evaluation in progress
+
+
 def _take_runner():
-    global _runner
+    global _runner, _current
     r, _runner = _runner, None
-    return r or RunnerClient().start()
+    _current = r or RunnerClient().start()
+    return _current
+
+
+def abort():
+    """Kills the candidate's processes of this worker now (a signal ended the evaluation)."""
+    for r in (_current, _runner):
+        if r is not None:
+            try:
+                r.kill()
+            except Exception:
+                pass
 
 
 def _align(n):
     return (n + ALIGN - 1) // ALIGN * ALIGN
-
-
-def _keep(values, device, big):
-    """Reference outputs stay on the device unless they are big (then on the host)."""
-    return [x.detach().to("cpu" if big else device) if isinstance(x, torch.Tensor) else x for x in values]
 
 
 def _oom_failure(what, e, ctx, sizes):
@@ -142,16 +161,27 @@ class _Judge:
         self.on_gpu = res["on_gpu"]
         self.atol, self.rtol = res["atol"], res["rtol"]
         self.runner = None
+        self.calibrating = False
         self.notes = []
         self.ref_peak = -1
         self.cand_model_bytes = 0
+        self.err64 = None
+        self.out_scale = 0.0
+        self.clock = timing.Clock(ctx.device)
+        self.warm = 0  # untimed calls before each timed one on a CPU (timing.cpu_warm_calls), both sides
+        self.in_layout = None
+        self.m_tick = torch.zeros(1, device=ctx.device) if self.on_gpu else None
 
     # ---- the runner ------------------------------------------------------------------------------
     def ask(self, msg, fds=()):
-        """One command to the runner; its failure becomes the candidate's status."""
+        """One command to the runner; its failure becomes the candidate's status (the task's, while the
+        runner still holds only the task's code)."""
         try:
             reply = self.runner.request(msg, fds)
         except RunnerGone as e:
+            if self.calibrating:
+                raise Failure("internal_error", "the candidate's process died running the task's own code: "
+                              + e.why)
             if getattr(e, "protocol", False):
                 self.checks.note_protocol(e.why)
             raise Failure("crash", e.why + " while %s" % (self.ctx.phase or "starting"))
@@ -161,6 +191,11 @@ class _Judge:
                           % msg.get("cmd"))
         if "fail" in reply:
             st, why = reply["fail"].get("status"), reply["fail"].get("reason")
+            if self.calibrating:
+                if st == "out_of_memory":
+                    raise Failure("harness_out_of_memory", "the task's own code ran out of memory in the "
+                                  "candidate's process: %s%s" % (why, self._memory_context()))
+                raise Failure("internal_error", "the task's own code failed in the candidate's process: %s" % why)
             if st not in ("syntax_error", "compile_error", "runtime_error", "crash", "out_of_memory", "no_gpu",
                           "shape_mismatch", "internal_error") or not isinstance(why, str):
                 self.checks.note_protocol("failure with an unknown status %r" % (st,))
@@ -208,17 +243,9 @@ class _Judge:
         return float(v)
 
     # ---- inputs and references -------------------------------------------------------------------
-    def probe_input_bytes(self):
-        """Bytes of one input set, from shapes alone where torch can (meta tensors), else -1."""
-        try:
-            with torch.device("meta"):
-                return tensor_bytes(list(self.ctx.task.get_inputs()))
-        except BaseException:
-            return -1
-
     def trial_inputs(self, trial):
-        """Trial t's inputs, seeded as KernelBench. Sets too big to draw quickly on the host are drawn
-        on the device (same seeds, the device's generator)."""
+        """Trial t's inputs, seeded as KernelBench. Big sets are drawn on the device (same seeds, the
+        device's generator)."""
         try:
             seed_all(self.ctx.seed + trial)
             if self.big and self.on_gpu:
@@ -233,10 +260,15 @@ class _Judge:
     def fresh_inputs(self):
         """An input set nobody can predict (timed calls): the task's own generator, freshly seeded."""
         seed_all(_sysrand.randrange(1 << 62))
-        if self.big and self.on_gpu:
-            with self.ctx.device:  # big sets are drawn on the GPU: seconds less per call
-                return list(self.ctx.task.get_inputs())
-        return list(self.ctx.task.get_inputs())
+        try:
+            if self.big and self.on_gpu:
+                with self.ctx.device:  # big sets are drawn on the GPU: seconds less per call
+                    return list(self.ctx.task.get_inputs())
+            return list(self.ctx.task.get_inputs())
+        except BaseException as e:
+            if is_oom(e):
+                raise _oom_failure("drawing a fresh input set", e, self.ctx, "")
+            raise
 
     def reference(self, inputs, fwd_seed, measure=False):
         dev = [to_device(x, self.ctx.device) for x in inputs]
@@ -253,14 +285,13 @@ class _Judge:
                     torch.cuda.synchronize()
                     self.ref_peak = (torch.cuda.max_memory_allocated() - before) + self.model_bytes(self.ctx.ref_model) \
                         + self.in_bytes
-                kept = _keep(out, self.ctx.device, self.out_bytes_of(out) > BIG_INPUTS)
         except BaseException as e:
             if is_oom(e):
                 raise _oom_failure("computing the reference", e, self.ctx,
                                    "inputs %.2f GiB" % (self.in_bytes / 2 ** 30))
             raise
-        del dev, out
-        return kept
+        del dev
+        return [x.detach() if isinstance(x, torch.Tensor) else x for x in out]
 
     @staticmethod
     def model_bytes(model):
@@ -274,6 +305,12 @@ class _Judge:
 
     def fp64_check(self, trial, inputs, ref32, cand, fwd_seed=None):
         """Error of the candidate and of the fp32 reference against fp64, where it fits."""
+        if self.big:
+            # An fp64 copy of a big task's data would take the evaluator far past the reference's own
+            # footprint; the fp32 comparison at atol/rtol stands (it already refuses fp16/bf16/TF32 here).
+            self.memory_note("fp64 check skipped: inputs and outputs of %.2f GiB (in fp64 they would double)"
+                             % ((self.in_bytes + self.out_bytes) / 2 ** 30))
+            return None
         need = 2 * (self.model_bytes(self.ctx.ref_model) + self.in_bytes + max(self.ref_peak, 0) + self.out_bytes)
         where = self.ctx.device
         if self.on_gpu:
@@ -299,7 +336,7 @@ class _Judge:
             raise
         if not e_r <= 1e-3 * max(1.0, scale):
             raise ValueError("the fp32 reference is %.3g from it: not comparable (random draws in forward?)" % e_r)
-        self.out_scale = max(getattr(self, "out_scale", 0.0), scale)
+        self.out_scale = max(self.out_scale, scale)
         return e_c, e_r
 
     def compare(self, ref, outs):
@@ -328,48 +365,37 @@ class _Judge:
         if not self.on_gpu and gpu_only:
             raise Failure("no_gpu", "%s (the candidate uses %s)" % (NO_GPU_REASON, " and ".join(gpu_only)))
         n_trials = max(1, int(req.get("trials", 5)))
+        init = list(ctx.init_inputs)
+        if any(isinstance(x, torch.Tensor) for x in init):
+            raise Failure("internal_error", "tasks whose get_init_inputs() returns tensors are not supported yet")
 
-        # The inputs and references of the correctness trials exist before the candidate sees any of
-        # them (small sets: all of them before any candidate code runs; big ones one trial at a time,
-        # so only one set and its reference are alive at once).
-        probed = self.probe_input_bytes()
-        self.big = probed > BIG_INPUTS
+        # Trial 0's inputs and reference, before any candidate code runs: their sizes decide how the
+        # evaluation fits the device (big sets: one set and one reference alive at a time).
+        self.big = self.probe_input_bytes() > BIG
         first = self.trial_inputs(0)
         self.in_bytes = tensor_bytes(first)
         self.n_inputs = len(first)
-        self.big = self.in_bytes > BIG_INPUTS
+        self.big = self.in_bytes > BIG
         ref0 = self.reference(first, _fwd_seed(ctx, 0), measure=True)
         self.out_bytes = self.out_bytes_of(ref0)
-        self.ref_shapes = [(tuple(r.shape), r.dtype) for r in ref0 if isinstance(r, torch.Tensor)]
+        self.big = self.in_bytes + self.out_bytes > BIG
         self.res["reference_peak_bytes"] = self.ref_peak
         probe_inputs = [x.detach().cpu() if isinstance(x, torch.Tensor) else x for x in first] if not self.big else None
         if self.big:
-            trials = _LazyTrials(self, n_trials, first, ref0)
-            self.memory_note("inputs of %.2f GiB: drawn on the %s one trial at a time, references kept on the host"
-                             % (self.in_bytes / 2 ** 30, "device" if self.on_gpu else "host"))
+            del ref0  # made again when trial 0 comes
+            ref0 = None
+            self.memory_note("inputs and outputs of %.2f GiB: one set alive at a time, on the %s"
+                             % ((self.in_bytes + self.out_bytes) / 2 ** 30, "device" if self.on_gpu else "host"))
+            sets = None
         else:
             sets = [first] + [self.trial_inputs(t) for t in range(1, n_trials)]
-            trials = [(sets[0], ref0)] + [(sets[t], self.reference(sets[t], _fwd_seed(ctx, t)))
-                                         for t in range(1, n_trials)]
-        del first, ref0
+            refs = [ref0] + [self.reference(sets[t], _fwd_seed(ctx, t)) for t in range(1, n_trials)]
+        # The judge's timed inputs: the same tensors every round (the graph baseline reads them), filled
+        # with new values each round. A big task's are trial 0's until the trials are over.
+        self.P = self.timed_inputs(first)
+        self.fns = self.baseline_fns()
 
-        timed_fns, clean = self.baselines()
-
-        # The candidate's process gets arenas sized for one input set (two slots when small) and the
-        # outputs (with room to spare, so a larger output is a shape mismatch, not a crash).
-        slots = 1 if self.big else 2
-        slot_bytes = max(self.in_bytes, 256)
-        self.inputs_base = _align(self.out_bytes + max(self.out_bytes if not self.big else 0, 1 << 16))
-        out_size = self.inputs_base + (self.in_bytes if self.in_bytes <= MUTATION_CHECK_BYTES else 0)
-        try:
-            self.arena_in = Arena(slots * slot_bytes + 4096, name="kwb-inputs")
-            self.arena_out = Arena(out_size + 4096, name="kwb-outputs")
-        except (OSError, ValueError) as e:
-            raise _oom_failure("making the shared input/output areas", e, ctx,
-                               "%.2f GiB" % ((slots * slot_bytes + out_size) / 2 ** 30))
-        self.slot_bytes = slot_bytes
-        self.slots = slots
-
+        self.make_arena()
         self.runner = _take_runner()
         ctx.set_phase("loading_candidate")
         try:
@@ -378,16 +404,18 @@ class _Judge:
             raise Failure("internal_error", "the candidate's process could not start: %s" % e.why)
         if self.runner.note:
             self.checks.note_isolation(self.runner.note)
-        cand_path = place_candidate(req["candidate_file"], self.runner.home, self.runner.m_uid)
         if on_cuda_mismatch(self.on_gpu, info):
             raise Failure("internal_error", "the candidate's process sees no GPU although the judge does")
-        self.measure_plumbing()
-        init = list(ctx.init_inputs)
-        if any(isinstance(x, torch.Tensor) for x in init):
-            raise Failure("internal_error", "tasks whose get_init_inputs() returns tensors are not supported yet")
-        self.ask({"cmd": "arenas", "device": ctx.device.type, "in_size": self.arena_in.size,
-                  "out_size": self.arena_out.size}, fds=(self.arena_in.fd, self.arena_out.fd))
-        self.dry_calls(probe_inputs)
+        fd = self.arena.export_fd()
+        try:
+            self.ask({"cmd": "arenas", "device": ctx.device.type, "kind": self.arena.kind, "size": self.arena.size},
+                     fds=(fd,))
+        finally:
+            if self.arena.kind == "device":
+                os.close(fd)
+        self.calibrate(place_file(req["task_file"], self.runner.home, self.runner.m_uid, "kwb_task_reference.py"))
+
+        cand_path = place_file(req["candidate_file"], self.runner.home, self.runner.m_uid)
         setup = self.ask({"cmd": "setup", "candidate": cand_path, "init": init, "seed": ctx.seed,
                           "needs_gpu": bool(needs)})
         mb = setup.get("model_bytes")
@@ -395,9 +423,15 @@ class _Judge:
         if self.on_gpu:
             torch.cuda.empty_cache()  # what the judge does not need is the candidate's to use
 
+        if self.big:
+            trials = _LazyTrials(self, n_trials, first)
+            del first
+        else:
+            trials = list(zip(sets, refs))
+            del sets, refs, first, ref0
         self.correctness(trials)
         del trials
-        self.timed(timed_fns, clean)
+        self.timed()
 
         res["status"] = "ok"
         summary = "correct in %d trials and %d checked timed calls (max abs err %.3g)" % (
@@ -411,7 +445,7 @@ class _Judge:
         res["reason"] = "; ".join([summary] + self.notes)
 
         if req.get("integrity", True) is not False:
-            self.probe_sensitivity()
+            self.probe_sensitivity(probe_inputs)
 
         if req.get("profile"):
             ctx.set_phase("profiling")
@@ -420,19 +454,424 @@ class _Judge:
             res["profile"], res["profile_note"] = profile_candidate(req, self.on_gpu)
         return self.runner
 
-    def probe_sensitivity(self):
+    def timed_inputs(self, first):
+        """The judge's timed inputs P. On a GPU device tensors (a big task's are trial 0's own). On a CPU
+        views of shared memory of the judge's own, the same kind of memory the runner's forward reads its
+        inputs from (private heap memory gets transparent huge pages, shared memory does not: a forward on
+        one is measurably faster than on the other)."""
+        if self.on_gpu and self.big:
+            return [to_device(x, self.ctx.device) for x in first]
+        return [to_device(x, self.ctx.device).clone() if isinstance(x, torch.Tensor) else x for x in first]
+
+    def probe_input_bytes(self):
+        """Bytes of one input set, from shapes alone where torch can (meta tensors), else -1."""
+        try:
+            with torch.device("meta"):
+                return tensor_bytes(list(self.ctx.task.get_inputs()))
+        except BaseException:
+            return -1
+
+    def make_arena(self):
+        """The runner's arena: inputs from offset 0, outputs after them (a big task's outputs go where its
+        inputs were: the judge has checked and copied what it needs of the inputs by then). Device memory
+        on a GPU when the driver can export it, host memory otherwise."""
+        in_region = _align(max(self.in_bytes, ALIGN))
+        self.out_base = 0 if self.big and self.on_gpu else in_region
+        out_region = _align(max(self.out_bytes, ALIGN)) + (1 << 16)
+        size = max(in_region, self.out_base + out_region)
+        self.arena = None
+        if self.on_gpu and os.environ.get("KWB_NO_DEVICE_ARENA") != "1":
+            try:
+                self.arena = DeviceArena(size)
+            except Exception as e:
+                if is_oom(e) or "OUT_OF_MEMORY" in str(e):
+                    raise _oom_failure("making the candidate's arena", e, self.ctx, "%.2f GiB" % (size / 2 ** 30))
+                self.memory_note("inputs and outputs travel through host memory: the device's memory could not "
+                                 "be shared (%s)" % one_line(e, 120))
+        if self.arena is None:
+            try:
+                self.arena = Arena(size, name="kwb-arena")
+            except (OSError, ValueError) as e:
+                raise _oom_failure("making the candidate's arena", e, self.ctx, "%.2f GiB" % (size / 2 ** 30))
+
+    # ---- baselines ---------------------------------------------------------------------------------
+    def baseline_fns(self):
+        """The judge's own timed callables on the timed inputs P: eager, and the CUDA graph of it (a big
+        task's graph is captured for a block of rounds of its own, before and after the candidate's)."""
+        ctx, req = self.ctx, self.req
+        fns = {}
+        if not req.get("baselines", True):
+            return fns
+        fns["eager"] = lambda: ctx.ref_model(*self.P)
+        self.graph_wanted = self.on_gpu and req.get("graph_baseline", True)
+        self.graph_blocks = {}
+        if self.graph_wanted and not self.big:
+            fn = self.capture_graph()
+            if fn is not None:
+                fns["graph"] = fn
+        elif self.graph_wanted:
+            self.graph_block("clean")
+        return fns
+
+    def capture_graph(self):
+        seed_all(_fwd_seed(self.ctx, 0))
+        strict_fp32()
+        try:
+            with torch.no_grad():
+                ref_flat = [x.detach().clone() for x in flatten(self.ctx.ref_model(*self.P))
+                            if isinstance(x, torch.Tensor)]
+            fn, why = _graph_baseline(self.ctx, self.P, ref_flat)
+        except BaseException as e:
+            if is_oom(e):
+                fn, why = None, "out of memory (%s)" % one_line(e, 100)
+            else:
+                raise
+        if fn is None:
+            self.notes.append("graph baseline unavailable: " + why)
+            log(self.notes[-1])
+            self.graph_wanted = False
+        return fn
+
+    def graph_block(self, label):
+        """A big task's CUDA graph, timed in rounds of its own (its captured outputs would not fit beside the
+        candidate's rounds) and released: `clean` before the candidate's process holds any memory of the
+        task, `beside` after its rounds, with the runner stopped."""
+        fn = self.capture_graph()
+        if fn is None:
+            return
+        _, repeat = _timing_counts(self.req, self.on_gpu)
+        try:
+            got = timing.time_interleaved({"graph": fn}, self.ctx.device, 1, repeat if label == "beside" else 3,
+                                          clock=self.clock)
+        except BaseException as e:
+            if is_oom(e):
+                raise _oom_failure("timing the CUDA graph", e, self.ctx, "")
+            raise
+        self.graph_blocks[label] = got["graph"]
+        del fn
+        torch.cuda.empty_cache()
+
+    # ---- one round: the same steps for the task's own code (calibration) and the candidate -----------
+    def fill(self, values):
+        """New values into the timed inputs P (the same storage every round)."""
+        for i, v in enumerate(values):
+            if isinstance(self.P[i], torch.Tensor) and isinstance(v, torch.Tensor) and \
+                    self.P[i].shape == v.shape and self.P[i].dtype == v.dtype:
+                self.P[i].copy_(v)
+            else:
+                self.P[i] = to_device(v, self.ctx.device)
+
+    def baselines_once(self, fwd_seed, keep_eager, values=None):
+        """New values into the timed inputs P (when given), and each baseline once, the runner stopped.
+        Returns ({name: ms}, eager's outputs or None). On a CPU the untimed warm-up calls come before the
+        new values, as the runner's do (timing.cpu_warm_calls)."""
+        times, ref = {}, None
+        if not self.fns:
+            if values is not None:
+                self.fill(values)
+            return times, ref
+        self.stop_runner()
+        try:
+            with torch.no_grad():
+                for k, (name, fn) in enumerate(self.fns.items()):
+                    for _ in range(self.warm):
+                        fn()
+                    if k == 0 and values is not None:
+                        self.fill(values)
+                    seed_all(fwd_seed)
+                    strict_fp32()
+                    ms, out = self.clock.span(fn, inputs=self.P)
+                    times[name] = ms
+                    if name == "eager" and keep_eager:
+                        ref = [x.detach() if isinstance(x, torch.Tensor) else x for x in flatten(out)]
+                    del out
+        except Failure:
+            raise
+        except BaseException as e:
+            if is_oom(e):
+                raise _oom_failure("timing the baselines", e, self.ctx, "")
+            raise Failure("internal_error", "a baseline failed while timing: %s" % one_line(e))
+        return times, ref
+
+    def framed_call(self, inputs, fwd_seed, what, phase, check_side=False, timed=True):
+        """One call of the runner's forward, framed by the judge's wall clock: the input set is written into
+        the runner's arena inside the frame (nothing of it exists where the runner can see it before the
+        clock runs), L2 is flushed, the runner is asked. Returns (claimed ms, framed ms, reply)."""
+        if timed and self.warm and self.in_layout is not None:
+            self.ask({"cmd": "warm", "layout": self.in_layout, "n": self.warm})
+        self.continue_runner()
+        t0 = time.perf_counter()
+        try:
+            layout = self.arena.write(inputs, base=0)
+        except LayoutError as e:
+            raise Failure("internal_error", "inputs do not fit the arena: %s" % e)
+        if self.on_gpu:
+            timing._synchronize()
+            self.clock.flusher.flush()
+            timing._synchronize()
+        reply = self.ask({"cmd": "call", "layout": layout, "seed": fwd_seed, "what": what, "phase": phase,
+                          "check_side_stream": check_side})
+        frame = (time.perf_counter() - t0) * 1000.0
+        self.in_layout = layout
+        return self.number(reply, "ms"), frame, reply
+
+    def inputs_seen(self):
+        """The inputs as they are now in the runner's arena (views; the runner stopped)."""
+        return self.arena.read(self.in_layout)
+
+    def take_outputs(self, what):
+        """Asks for the last call's outputs; returns (outputs, delivery ms). The runner is stopped until its
+        next command, so nothing it left running can rewrite them while the judge reads; small outputs are
+        copied out at once (the judge's own copy), big ones are read in place."""
+        self.continue_runner()
+        t0 = time.perf_counter()
+        reply = self.ask({"cmd": "deliver", "what": what, "base": self.out_base, "inputs_back": not self.on_gpu})
+        ms = (time.perf_counter() - t0) * 1000.0
+        self.stop_runner()
+        try:
+            outs = self.arena.read(reply.get("layout"), self.out_base)
+        except LayoutError as e:
+            self.checks.note_protocol("output layout: %s" % e)
+            raise Failure("shape_mismatch", "%s: the outputs do not fit the reference's shapes (%s)" % (what, e))
+        if not self.big:
+            outs = [x.clone() if isinstance(x, torch.Tensor) else x for x in outs]
+        return outs, ms
+
+    def take_inputs_and_outputs(self, what, inputs):
+        """take_outputs, with the inputs in the arena checked against what the judge wrote there
+        (integrity.input_mutation): on a GPU read by the judge after the call, before the delivery (a big
+        task's outputs go where its inputs were); on a CPU after it, where the runner has put back the copy
+        its forward read (its own, see runner._own)."""
+        if self.on_gpu:
+            self.stop_runner()
+            self.checks.note_inputs(-1, inputs, self.inputs_seen(), what)
+            return self.take_outputs(what)
+        outs, ms = self.take_outputs(what)
+        self.checks.note_inputs(-1, inputs, self.inputs_seen(), what)
+        return outs, ms
+
+    def idle_ms(self):
+        """How long a tiny kernel of the judge's takes now (GPU): a context with work still running makes
+        it wait for a time slice (~2 ms on an H100, against ~0.02 ms on an idle GPU)."""
+        if not self.on_gpu:
+            return None
+        timing._synchronize()
+        t0 = time.perf_counter()
+        self.m_tick.add_(1)
+        timing._synchronize()
+        return (time.perf_counter() - t0) * 1000.0
+
+    def calibrate(self, task_copy):
+        """Rounds with the task's own Model in the runner, before any candidate code exists there: the
+        judge's baselines beside it (the clean rounds of integrity.baseline_interference) and framed calls
+        through exactly the steps a candidate's call takes (what the judge's clock sees beyond the runner's:
+        the plumbing, for the candidate's frames to be compared with)."""
+        ctx = self.ctx
+        self.calibrating = True
+        self.ask({"cmd": "calibrate", "task": task_copy, "init": list(ctx.init_inputs), "seed": ctx.seed})
+        warm, n = CAL_ROUNDS["cpu" if not self.on_gpu else ("gpu_big" if self.big else "gpu")]
+        fwd = _fwd_seed(ctx, 0)
+        cal = {"claim": [], "frame": [], "deliver": [], "idle": []}
+        clean = {n_: [] for n_ in self.fns}
+        for i in range(warm + n):
+            times, ref = self.baselines_once(fwd, keep_eager=(i == warm + n - 1 and not self.big),
+                                             values=None if self.big else self.fresh_inputs())
+            claim, frame, _ = self.framed_call(self.P, fwd, "calibration call", "loading_candidate")
+            outs, d_ms = self.take_outputs("calibration call")
+            idle = self.idle_ms()
+            if i == 0 and not self.on_gpu:
+                self.warm = timing.cpu_warm_calls(times.get("eager", claim))
+            if i >= warm:
+                for k, v in times.items():
+                    clean[k].append(v)
+                cal["claim"].append(claim)
+                cal["frame"].append(frame)
+                cal["deliver"].append(d_ms)
+                if idle is not None:
+                    cal["idle"].append(idle)
+            if ref is not None:
+                # The task's own code in the candidate's process against the judge's reference of the same
+                # inputs: a task that does not reproduce itself across processes is said so here.
+                kind, m, _, detail = self.compare(ref, outs)
+                if kind != "ok":
+                    self.notes.append("the task's own code in the candidate's process differs from the judge's "
+                                      "reference (%s): the task does not reproduce itself at this tolerance" % detail)
+                    log(self.notes[-1])
+            del outs, ref
+        self.cal = cal
+        self.clean = clean
+        self.checks.note_idle_baseline(cal["idle"])
+        if "eager" in clean and cal["claim"]:
+            log("calibration: the task's own code through the runner %.4f ms, eager in the judge %.4f ms (medians); "
+                "plumbing %.4f ms" % (statistics.median(cal["claim"]), statistics.median(clean["eager"]),
+                                     statistics.median([f - c for f, c in zip(cal["frame"], cal["claim"])])))
+        self.calibrating = False
+
+    # ---- the candidate -----------------------------------------------------------------------------------
+    def correctness(self, trials):
+        ctx, res = self.ctx, self.res
+        prev_cand = prev_ref = None
+        fp64_ok = self.req.get("integrity", True) is not False
+        err64_c = err64_r = None
+        max_abs, mean_sum = None, 0.0
+        fp64_trials = FP64_TRIALS
+        for trial, (inputs, ref) in enumerate(trials):
+            if trial == 0:
+                ctx.set_phase("compiling")  # the first call pays Triton JIT / lazy builds
+            _, _, reply = self.framed_call(inputs, _fwd_seed(ctx, trial), "trial %d" % trial, ctx.phase,
+                                           check_side=True, timed=False)
+            if trial == 0:
+                peak = reply.get("peak")
+                if isinstance(peak, (int, float)) and not isinstance(peak, bool) and 0 <= peak < 2 ** 50:
+                    self.cand_peak = peak
+                ctx.set_phase("running")
+            outs, _ = self.take_inputs_and_outputs("trial %d" % trial, inputs)
+            self.checks.note_idle(self.idle_ms())
+            kind, m, mean, detail = self.compare(ref, outs)
+            res["trials"] = trial + 1
+            if kind == "shape":
+                res["failing_trial"] = trial
+                raise Failure("shape_mismatch", "trial %d: %s" % (trial, detail))
+            self.checks.note_trial(trial, _fingerprint(outs), prev_cand, _fingerprint(ref), prev_ref)
+            max_abs = _nanmax(max_abs, m)
+            mean_sum += mean or 0.0
+            res["max_abs_err"], res["mean_abs_err"] = max_abs, mean_sum / (trial + 1)
+            if fp64_ok and trial < fp64_trials:
+                try:
+                    got = self.fp64_check(trial, inputs, ref, outs)
+                    if got is None:
+                        fp64_ok = False
+                        self.checks.note_no_fp64(self.res["memory_note"])
+                    else:
+                        err64_c, err64_r = _nanmax(err64_c, got[0]), _nanmax(err64_r, got[1])
+                        res["max_abs_err_fp64"] = err64_c
+                except BaseException as e:
+                    log("no fp64 comparison: %s: %s" % (type(e).__name__, one_line(e)))
+                    self.checks.note_no_fp64("%s: %s" % (type(e).__name__, one_line(e)))
+                    res["max_abs_err_fp64"] = None
+                    fp64_ok = False
+            if kind == "wrong":
+                res["failing_trial"] = trial
+                raise Failure("wrong_result", "trial %d: %s" % (trial, detail))
+            prev_cand, prev_ref = _fingerprint(outs), _fingerprint(ref)
+            del outs, inputs, ref
+        if fp64_ok and err64_c is not None:
+            self.checks.note_precision(err64_c, err64_r, self.out_scale)
+            self.err64 = (err64_c, err64_r)
+        cand_peak = getattr(self, "cand_peak", None)
+        if cand_peak is not None and self.on_gpu:
+            # As the reference's: weights + one input set + what forward allocated at its peak. The
+            # candidate's process reports its allocator's figures: a number to read, not a verdict.
+            self.res["candidate_peak_bytes"] = int(cand_peak + self.in_bytes + self.cand_model_bytes)
+
+    def timed(self):
+        """Rounds of eager -> graph (the runner stopped) -> the candidate's framed call, each with a fresh
+        input set; warm-up rounds, one discarded round, then `repeat` rounds."""
+        ctx, req, res = self.ctx, self.req, self.res
+        warmup, repeat = _timing_counts(req, self.on_gpu)
+        checked = set(range(repeat)) if self.out_bytes * repeat <= CHECK_ALL_BYTES else \
+            set(_sysrand.sample(range(repeat), min(repeat, CHECK_SAMPLE)))
+        self.checked_timed = 0
+        fp64_call = 1 + _sysrand.choice(sorted(checked)) if checked else -1
+        small = [self.fresh_inputs() for _ in range(repeat + 1 + warmup)] if not self.big else None
+        if self.big:
+            self.P = self.fresh_inputs()
+        fwd = _fwd_seed(ctx, 0)
+        base_times = {n: [] for n in self.fns}
+        claimed, framed, delivered = [], [], []
+        for i in range(warmup + repeat + 1):
+            rnd = i - warmup  # < 0: warm-up; 0: discarded; 1..repeat: timed
+            check = rnd == 0 or (rnd > 0 and (rnd - 1) in checked)
+            values = small[i] if small is not None else (self.fresh_inputs() if i > 0 else None)
+            times, ref = self.baselines_once(fwd, keep_eager=check, values=values)
+            del values
+            if check and ref is None:
+                ref = self.reference(self.P, fwd)
+            what = "warm-up call" if rnd < 0 else "timed call %d" % rnd
+            c_ms, f_ms, _ = self.framed_call(self.P, fwd, what, "running")
+            if check:
+                outs, d_ms = self.take_inputs_and_outputs(what, self.P)
+            else:
+                outs, d_ms = self.take_outputs(what)
+            self.checks.note_idle(self.idle_ms())
+            if rnd > 0:
+                for k, v in times.items():
+                    base_times[k].append(v)
+                claimed.append(c_ms)
+                framed.append(f_ms)
+                delivered.append(d_ms)
+            if check:
+                kind, m, _, detail = self.compare(ref, outs)
+                if kind != "ok":
+                    res["failing_trial"] = -1
+                    raise Failure("wrong_result" if kind == "wrong" else "shape_mismatch",
+                                  "%s: %s (right in all %d correctness trials: the candidate behaves differently "
+                                  "once it is timed)" % (what, detail, res["trials"]))
+                res["max_abs_err"] = _nanmax(res["max_abs_err"], m)
+                if rnd >= 0:
+                    self.checked_timed += 1
+                if rnd == fp64_call and self.err64 is not None:
+                    try:
+                        got = self.fp64_check(0, self.P, ref, outs, fwd_seed=fwd)
+                    except BaseException as e:
+                        got = None
+                        log("no fp64 comparison of %s: %s" % (what, one_line(e)))
+                    if got is not None:
+                        self.err64 = (_nanmax(self.err64[0], got[0]), _nanmax(self.err64[1], got[1]))
+                        res["max_abs_err_fp64"] = self.err64[0]
+                        self.checks.note_precision(self.err64[0], self.err64[1], self.out_scale)
+            del outs, ref
+        if self.big and getattr(self, "graph_wanted", False):
+            self.graph_block("beside")
+            if self.graph_blocks.get("beside"):
+                base_times["graph"] = self.graph_blocks["beside"]
+                self.clean["graph"] = self.graph_blocks.get("clean", [])
+                self.notes.append("the CUDA graph was timed in rounds of its own before and after the "
+                                  "candidate's (big task)")
+        self.report_times(base_times, claimed, framed, delivered)
+        report = self.ask({"cmd": "report"})
+        self.checks.note_runner(report)
+
+    def report_times(self, base_times, claimed, framed, delivered):
+        res, clean = self.res, self.clean
+        beside = {n: timing.stats(v) for n, v in base_times.items() if v}
+        for n, v in base_times.items():
+            if not v:
+                continue
+            # A baseline is never reported slower than the slowest round it ran before the candidate
+            # existed (beyond 10% of jitter): whatever slowed it beside the candidate, the speedup does not
+            # grow with it. integrity.baseline_interference reads the rounds as they were.
+            cap = max(clean[n]) if clean.get(n) else None
+            if cap and beside[n]["median_ms"] > 1.1 * cap:
+                v = [min(x, cap) for x in v]
+                self.notes.append("%s rounds beside the candidate were slower than every round before it was "
+                                  "imported: counted at most %.4f ms, the slowest of those" % (n, cap))
+            res[n] = timing.stats(v)
+        res["candidate"] = timing.stats(self.checks.note_timing(claimed, framed, delivered, self.cal))
+        if self.checks.refused_clock():
+            self.notes.append("the candidate's own clock was refused; its time is the judge's frame less the "
+                              "calibrated plumbing")
+        if any(clean.values()):
+            self.checks.note_baselines(clean, beside)
+        if res["candidate"]["median_ms"]:
+            base = res["graph"] if res["graph"]["samples"] else res["eager"]
+            if base["samples"]:
+                self.checks.note_speedup(base["median_ms"] / res["candidate"]["median_ms"],
+                                         "CUDA-graph" if base is res["graph"] else "eager",
+                                         float(self.req.get("plausible_speedup", 10.0)))
+
+    def probe_sensitivity(self, inputs):
         """Which parts of the inputs the reference's output does not depend on, at the comparison's
         tolerance: the first half of an input along one dimension is redrawn and the reference run
         again. Where nothing changes, a candidate that skips that work (a recurrence's early steps under
         a random init that forgets them) matches the reference, and no comparison of outputs can tell:
         the result says so instead of staying silent. Judge-side only; skipped for big or slow tasks."""
         eager = self.res["eager"]["median_ms"] or 0.0
-        if self.big or eager > PROBE_MAX_MS:
+        if self.big or eager > PROBE_MAX_MS or inputs is None:
             self.checks.note_sensitivity(None, "not probed: the reference takes %.0f ms%s" % (
                 eager, " and the inputs are big" if self.big else ""))
             return
         try:
-            inputs = self.trial_inputs(0)
             fwd = _fwd_seed(self.ctx, 0)
             base = self.reference(inputs, fwd)
             found, probes = [], 0
@@ -456,374 +895,41 @@ class _Judge:
         except BaseException as e:  # a probe is evidence, never a reason to fail the evaluation
             self.checks.note_sensitivity(None, "not probed: %s" % one_line(e))
 
-    def send_set(self, slot, inputs, fwd_seed):
-        """Puts an input set into the runner's slot and seeds its next call; returns the judge's
-        wall-clock time of that step (ms)."""
-        try:
-            layout = self.arena_in.write(inputs, base=slot * self.slot_bytes)
-        except LayoutError as e:
-            raise Failure("internal_error", "inputs do not fit the input area: %s" % e)
-        t0 = time.perf_counter()
-        self.ask({"cmd": "refill", "slot": slot, "layout": layout, "seed": fwd_seed})
-        return (time.perf_counter() - t0) * 1000.0
-
-    def take_outputs(self, what, with_inputs=False):
-        msg = {"cmd": "deliver", "what": what}
-        if with_inputs:
-            msg.update({"inputs": True, "inputs_base": self.inputs_base})
-        t0 = time.perf_counter()
-        reply = self.ask(msg)
-        ms = (time.perf_counter() - t0) * 1000.0
-        # Stopped until its next command, so nothing it left running can rewrite the shared outputs
-        # while the judge reads them; and what is compared is the judge's own copy.
-        self.stop_runner()
-        try:
-            outs = [x.clone() if isinstance(x, torch.Tensor) else x
-                    for x in self.arena_out.read(reply.get("layout"), 0, self.inputs_base)]
-            ins = self.arena_out.read(reply.get("inputs_layout"), self.inputs_base) if with_inputs else None
-        except LayoutError as e:
-            self.checks.note_protocol("output layout: %s" % e)
-            raise Failure("shape_mismatch", "%s: the outputs do not fit the reference's shapes (%s)" % (what, e))
-        if ins is not None and len(ins) != self.n_inputs:
-            self.checks.note_protocol("%s: %d inputs sent back, %d were given" % (what, len(ins), self.n_inputs))
-            raise Failure("crash", "the candidate's process sent back other inputs than it was given")
-        return outs, ins, ms
-
-    def correctness(self, trials):
-        ctx, res = self.ctx, self.res
-        prev_cand = prev_ref = None
-        fp64_ok = self.req.get("integrity", True) is not False
-        err64_c = err64_r = None
-        max_abs, mean_sum = None, 0.0
-        for trial, (inputs, ref) in enumerate(trials):
-            self.send_set(0, inputs, _fwd_seed(ctx, trial))
-            if trial == 0:
-                ctx.set_phase("compiling")  # the first call pays Triton JIT / lazy builds
-            reply = self.ask({"cmd": "call", "slot": 0, "what": "trial %d" % trial,
-                              "phase": ctx.phase, "check_side_stream": True})
-            if trial == 0:
-                peak = reply.get("peak")
-                if isinstance(peak, (int, float)) and not isinstance(peak, bool) and 0 <= peak < 2 ** 50:
-                    self.cand_peak = peak
-                ctx.set_phase("running")
-            check_inputs = self.in_bytes <= MUTATION_CHECK_BYTES
-            outs, ins, _ = self.take_outputs("trial %d" % trial, with_inputs=check_inputs)
-            if ins is not None:
-                self.checks.note_inputs(trial, inputs, ins)
-            kind, m, mean, detail = self.compare(ref, outs)
-            res["trials"] = trial + 1
-            if kind == "shape":
-                res["failing_trial"] = trial
-                raise Failure("shape_mismatch", "trial %d: %s" % (trial, detail))
-            self.checks.note_trial(trial, outs, prev_cand, ref, prev_ref)
-            max_abs = _nanmax(max_abs, m)
-            mean_sum += mean or 0.0
-            res["max_abs_err"], res["mean_abs_err"] = max_abs, mean_sum / (trial + 1)
-            if fp64_ok and trial < FP64_TRIALS:
-                try:
-                    got = self.fp64_check(trial, inputs, ref, outs)
-                    if got is None:
-                        fp64_ok = False
-                        self.checks.note_no_fp64(self.res["memory_note"])
-                    else:
-                        err64_c, err64_r = _nanmax(err64_c, got[0]), _nanmax(err64_r, got[1])
-                        res["max_abs_err_fp64"] = err64_c
-                except BaseException as e:
-                    log("no fp64 comparison: %s: %s" % (type(e).__name__, one_line(e)))
-                    self.checks.note_no_fp64("%s: %s" % (type(e).__name__, one_line(e)))
-                    res["max_abs_err_fp64"] = None
-                    fp64_ok = False
-            if kind == "wrong":
-                res["failing_trial"] = trial
-                raise Failure("wrong_result", "trial %d: %s" % (trial, detail))
-            prev_cand = [x.clone() if isinstance(x, torch.Tensor) else x for x in outs]
-            prev_ref = ref
-        self.err64 = None
-        if fp64_ok and err64_c is not None:
-            self.checks.note_precision(err64_c, err64_r, self.out_scale)
-            self.err64 = (err64_c, err64_r)
-        cand_peak = getattr(self, "cand_peak", None)
-        if cand_peak is not None and self.on_gpu:
-            # As the reference's: weights + one input set + what forward allocated at its peak. The
-            # candidate's process reports its allocator's figures: a number to read, not a verdict.
-            self.res["candidate_peak_bytes"] = int(cand_peak + self.in_bytes + self.cand_model_bytes)
-
-    def baselines(self):
-        """The judge's own timed callables (eager, CUDA graph) and their timing before the candidate
-        was imported (the reference for integrity.baseline_interference)."""
-        ctx, req = self.ctx, self.req
-        fns, clean = {}, {}
-        if not req.get("baselines", True):
-            return fns, clean
-        self.base_inputs = [to_device(x, ctx.device) for x in self.trial_inputs(0)]
-        inputs = self.base_inputs
-        strict_fp32()
-        fns["eager"] = lambda: ctx.ref_model(*inputs)
-        if self.on_gpu and req.get("graph_baseline", True):
-            seed_all(_fwd_seed(ctx, 0))
-            with torch.no_grad():
-                ref_flat = [x.detach().clone() for x in flatten(ctx.ref_model(*inputs)) if isinstance(x, torch.Tensor)]
-            fn, why = _graph_baseline(ctx, inputs, ref_flat)
-            del ref_flat
-            if fn is not None:
-                fns["graph"] = fn
-            else:
-                self.notes.append("graph baseline unavailable: " + why)
-                log(self.notes[-1])
-        # Timed before the candidate exists (on the CPU too: there its processes share the cores), for
-        # integrity.baseline_interference.
-        try:
-            clean = timing.time_interleaved(fns, ctx.device, 0, CLEAN_BASELINE_ROUNDS)
-        except BaseException as e:
-            if is_oom(e):
-                raise _oom_failure("timing the baselines", e, ctx, "")
-            raise
-        if self.on_gpu:
-            if "graph" in fns and (self.big or self.out_bytes > BIG_INPUTS):
-                # Big tasks: the graph's private pool is released while the candidate's trials run;
-                # it is captured again for the timed rounds.
-                fns["graph"] = None
-                torch.cuda.empty_cache()
-        return fns, clean
-
-    def recapture_graph(self, fns):
-        if "graph" not in fns or fns["graph"] is not None:
-            return
-        seed_all(_fwd_seed(self.ctx, 0))
-        with torch.no_grad():
-            ref_flat = [x.detach().clone() for x in flatten(self.ctx.ref_model(*self.base_inputs))
-                        if isinstance(x, torch.Tensor)]
-        fn, why = _graph_baseline(self.ctx, self.base_inputs, ref_flat)
-        del ref_flat
-        if fn is None:
-            del fns["graph"]
-            self.notes.append("graph baseline unavailable: " + why)
-        else:
-            fns["graph"] = fn
-
-    def timed(self, fns, clean):
-        ctx, req, res = self.ctx, self.req, self.res
-        self.recapture_graph(fns)
-        warmup, repeat = _timing_counts(req, self.on_gpu)
-        flusher = self.flusher
-        total_out = self.out_bytes * repeat
-        checked = set(range(repeat)) if total_out <= CHECK_ALL_BYTES else \
-            set(_sysrand.sample(range(repeat), min(repeat, CHECK_SAMPLE)))
-        self.checked_timed = 0
-        fp64_call = 1 + _sysrand.choice(sorted(checked)) if checked else -1
-        # What the plumbing costs, measured by the judge: a round trip, a copy of one input set into the
-        # runner, a copy of the outputs back.
-        ipc = self.ipc
-        small = [self.fresh_inputs() for _ in range(repeat + 1 + warmup)] if self.in_bytes <= BIG_INPUTS else None
-        self.calib = self._calibrate(small[0] if small else self.fresh_inputs())
-
-        for w in range(warmup):
-            self.send_set(w % self.slots, small[w] if small else self.fresh_inputs(), _fwd_seed(ctx, 0))
-            self.ask({"cmd": "call", "slot": w % self.slots, "what": "warm-up", "phase": "running"})
-            self.take_outputs("warm-up")
-
-        base_times = {n: [] for n in fns}
-        claimed, wall, prep, deliver, wake = [], [], [], [], []
-        for rnd in range(repeat + 1):  # round 0 is discarded
-            if fns:
-                self.stop_runner()
-                try:
-                    got = timing.time_interleaved(fns, ctx.device, 0, 1)
-                except BaseException as e:
-                    self.continue_runner()
-                    if is_oom(e):
-                        raise _oom_failure("timing the baselines", e, ctx, "")
-                    raise Failure("internal_error", "a baseline failed while timing: %s" % one_line(e))
-                self.continue_runner()
-                if rnd > 0:
-                    for n, v in got.items():
-                        base_times[n].extend(v)
-            slot = rnd % self.slots
-            inputs = small[warmup + rnd] if small else self.fresh_inputs()
-            fwd_seed = _fwd_seed(ctx, 0)
-            call = {"cmd": "call", "slot": slot, "what": "timed call %d" % rnd, "phase": "running"}
-            if small:
-                p_ms = 0.0
-            else:
-                p_ms = self.send_set(slot, inputs, fwd_seed)
-            # Wakes the runner from its stop before the window opens (SIGCONT is not free); timed, since a
-            # round trip far slower than before the candidate was loaded means it changed the plumbing.
-            # A big set's refill has woken it already, and a round trip after the refill would be time
-            # outside the frame with the inputs in the runner's hands.
-            if small:
-                wake.append(self._ping())
-            if flusher is not None:
-                timing._synchronize()
-                flusher.flush()
-                timing._synchronize()
-            t0 = time.perf_counter()
-            if small:
-                # Small sets are written inside the judge's window, after the round trip that wakes the
-                # runner: nothing of them exists where the runner can see it before the clock runs
-                # (the copy itself is calibrated out by the dry calls, which do the same).
-                call.update({"layout": self.arena_in.write(inputs, base=slot * self.slot_bytes), "seed": fwd_seed})
-            reply = self.ask(call)
-            w_ms = (time.perf_counter() - t0) * 1000.0
-            c_ms = self.number(reply, "ms")
-            outs, _, d_ms = self.take_outputs("timed call %d" % rnd)
-            if rnd > 0:
-                claimed.append(c_ms)
-                wall.append(w_ms)
-                prep.append(p_ms)
-                deliver.append(d_ms)
-            if rnd == 0 or (rnd - 1) in checked:
-                ref = self.reference(inputs, fwd_seed)
-                kind, m, _, detail = self.compare(ref, outs)
-                if kind != "ok":
-                    res["failing_trial"] = -1
-                    raise Failure("wrong_result" if kind == "wrong" else "shape_mismatch",
-                                  "timed call %d: %s (right in all %d correctness trials: the candidate behaves "
-                                  "differently once it is timed)" % (rnd, detail, res["trials"]))
-                res["max_abs_err"] = _nanmax(res["max_abs_err"], m)
-                self.checked_timed += 1
-                if rnd == fp64_call and self.err64 is not None:
-                    try:
-                        got = self.fp64_check(0, inputs, ref, outs, fwd_seed=fwd_seed)
-                    except BaseException as e:
-                        got = None
-                        log("no fp64 comparison of timed call %d: %s" % (rnd, one_line(e)))
-                    if got is not None:
-                        self.err64 = (_nanmax(self.err64[0], got[0]), _nanmax(self.err64[1], got[1]))
-                        res["max_abs_err_fp64"] = self.err64[0]
-                        self.checks.note_precision(self.err64[0], self.err64[1], self.out_scale)
-                del ref
-            del outs, inputs
-
-        beside = {n: timing.stats(v) for n, v in base_times.items()}
-        for n, v in base_times.items():
-            # A baseline is never reported slower than the slowest round it ran before the candidate
-            # existed (beyond 10% of jitter): whatever slowed it beside the candidate, the speedup does
-            # not grow with it. integrity.baseline_interference reads the rounds as they were.
-            cap = max(clean[n]) if clean.get(n) else None
-            if cap and v and beside[n]["median_ms"] > 1.1 * cap:
-                v = [min(x, cap) for x in v]
-                self.notes.append("%s rounds beside the candidate were slower than every round before it was "
-                                  "imported: counted at most %.4f ms, the slowest of those" % (n, cap))
-            res[n] = timing.stats(v)
-        res["candidate"] = timing.stats(self.checks.note_timing(claimed, wall, prep, deliver, wake, ipc, self.calib))
-        if self.checks.refused_clock():
-            self.notes.append("the candidate's own clock was refused; its time is the judge's wall clock")
-        if clean:
-            self.checks.note_baselines(clean, beside)
-        if res["candidate"]["median_ms"]:
-            base = res["graph"] if res["graph"]["samples"] else res["eager"]
-            if base["samples"]:
-                self.checks.note_speedup(base["median_ms"] / res["candidate"]["median_ms"],
-                                         "CUDA-graph" if base is res["graph"] else "eager",
-                                         float(req.get("plausible_speedup", 10.0)))
-        report = self.ask({"cmd": "report"})
-        self.checks.note_runner(report)
-
-    def _ping(self):
-        t0 = time.perf_counter()
-        self.ask({"cmd": "ping"})
-        return (time.perf_counter() - t0) * 1000.0
-
-    def _calibrate(self, inputs):
-        """The judge's own cost of the copies a refill and a delivery make (ms), for deferred_work."""
-        dev = self.ctx.device
-        t0 = time.perf_counter()
-        for _ in range(2):
-            moved = [to_device(x, dev).clone() if isinstance(x, torch.Tensor) else x for x in inputs]
-            seed_all(1)
-            if dev.type == "cuda":
-                torch.cuda.synchronize()
-        h2d = (time.perf_counter() - t0) * 500.0
-        out = [torch.empty(shape, dtype=dtype, device=dev) for shape, dtype in self.ref_shapes]
-        t0 = time.perf_counter()
-        for _ in range(2):
-            self.arena_out.write(out)
-        d2h = (time.perf_counter() - t0) * 500.0
-        del moved, out
-        # The runner's own plumbing around a forward (events, waits, bookkeeping), timed on the same
-        # code here with a forward that does nothing; and what the GPU's switch between the judge's
-        # and the runner's contexts costs (the runner's tick, beyond a plain round trip), capped so a
-        # candidate that slows its ticks buys at most that much unexplained time.
-        from .runner import Runner
-
-        local = Runner(None)
-        local.m_device = dev
-        local.m_model = lambda *xs: xs[0]
-        local.m_slots = {0: [torch.zeros(1, device=dev)]}
-        calls = []
-        for _ in range(5):
-            t0 = time.perf_counter()
-            local.call({"slot": 0})
-            calls.append((time.perf_counter() - t0) * 1000.0)
-        local.m_in = self.arena_in
-        layout = self.arena_in.write(inputs)
-        copies = []
-        for _ in range(3):
-            t0 = time.perf_counter()
-            local.refill({"slot": 1, "layout": layout, "seed": 1})
-            copies.append((time.perf_counter() - t0) * 1000.0)
-        del local
-        return {"h2d_ms": h2d, "d2h_ms": d2h, "call_ms": min(calls), "switch_ms": self.switch,
-                "in_call_copy_ms": min(copies) if not self.big else 0.0, "dry_ms": self.dry_ms, "dry_spread_ms": self.dry_spread}
-
-    def dry_calls(self, inputs):
-        """Framed calls through the runner before any candidate code exists, with a forward that does
-        nothing: what the judge's wall clock sees beyond a forward's own time (the copy of a small input
-        set, waking the process, events, waits). Trusted because nothing of the candidate's has run."""
-        walls = []
-        for i in range(6):
-            msg = {"cmd": "call", "slot": 0, "dry": True, "what": "dry call"}
-            self._ping()
-            self.flush_for_tick()
-            t0 = time.perf_counter()
-            if inputs is not None:
-                msg.update({"layout": self.arena_in.write(inputs), "seed": 1})
-            self.ask(msg)
-            walls.append((time.perf_counter() - t0) * 1000.0)
-            self.ask({"cmd": "deliver", "what": "dry call"})
-        self.dry_ms = max(min(walls[1:]) - self.ipc, 0.0)
-        # How much the same framed step varies on this machine now (trusted: nothing of the
-        # candidate's exists yet). On a loaded CPU it is milliseconds, and the CPU's rules allow it.
-        self.dry_spread = max(walls[1:]) - min(walls[1:])
-
-    def measure_plumbing(self):
-        """Round trip and GPU context switch, measured before the candidate is imported (the runner is
-        still only our code), capped: a candidate cannot buy itself unexplained time here."""
-        self.flusher = timing.L2Flusher(self.ctx.device) if self.on_gpu else None
-        self.ipc = min(sorted(self._ping() for _ in range(7))[1], IPC_CAP_MS)
-        self.switch = 0.0
-        if self.on_gpu:
-            ticks = []
-            for _ in range(5):
-                self.flush_for_tick()
-                t0 = time.perf_counter()
-                self.ask({"cmd": "tick"})
-                ticks.append((time.perf_counter() - t0) * 1000.0)
-            self.switch = min(max(min(ticks) - self.ipc, 0.0), SWITCH_CAP_MS)
-
-    def flush_for_tick(self):
-        if self.flusher is not None:
-            timing._synchronize()
-            self.flusher.flush()
-            timing._synchronize()
-
 
 class _LazyTrials:
-    """Big input sets: trial t's inputs and reference are made when the trial comes, and dropped
-    after it (the judge keeps one set and one reference alive at a time)."""
+    """Big sets: trial t's inputs and reference are made when the trial comes and dropped after it (the
+    judge keeps one set and one reference alive at a time). Trial 0's inputs are the judge's timed
+    inputs until then."""
 
-    def __init__(self, judge, n, first, ref0):
-        self.m_judge, self.m_n, self.m_first = judge, n, (first, ref0)
+    def __init__(self, judge, n, first):
+        self.m_judge, self.m_n, self.m_first = judge, n, first
 
     def __iter__(self):
+        j = self.m_judge
         for t in range(self.m_n):
             if t == 0:
-                pair, self.m_first = self.m_first, None
+                inputs, self.m_first = self.m_first, None
             else:
-                inputs = self.m_judge.trial_inputs(t)
-                pair = (inputs, self.m_judge.reference(inputs, _fwd_seed(self.m_judge.ctx, t)))
+                inputs = j.trial_inputs(t)
+            pair = (inputs, j.reference(inputs, _fwd_seed(j.ctx, t)))
+            del inputs
+            if t == 0:
+                j.P = None  # trial 0's inputs were the timed inputs: gone with the trial
             yield pair
             del pair
+
+
+def _fingerprint(values):
+    """What tells one output from another (integrity.cached_output): the values themselves, or for a big
+    tensor a strided sample of them."""
+    out = []
+    for v in values:
+        if isinstance(v, torch.Tensor) and v.numel() > FINGERPRINT:
+            flat = v.detach().reshape(-1)
+            out.append(flat[::max(1, flat.numel() // FINGERPRINT)].clone())
+        else:
+            out.append(v.detach().clone() if isinstance(v, torch.Tensor) else v)
+    return out
 
 
 def _deepcopy_to(model, device):

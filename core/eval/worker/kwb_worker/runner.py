@@ -1,22 +1,28 @@
 # SPDX-License-Identifier: MIT
 """The candidate's process (`kwb_worker.py runner --fd N`): the only place a candidate's code runs.
 
-It imports the candidate, builds ModelNew, and on the judge's commands copies an input set from the
-input arena into its own tensors, calls forward, and copies the outputs into the output arena. It can
-produce no verdict: it has no protocol channel to the host (its stdout and stderr are the log), and
-everything it sends the judge (timings, layouts, observations) is checked there or can only raise a
-flag. A candidate that patches this module changes only what the judge will refuse or check.
+Before the candidate exists it runs the task's own Model through the very steps a candidate takes
+(`calibrate`): the judge measures what those steps cost around a forward whose time it knows, so it
+compares the candidate's frames with the reference's, like with like. Then `setup` drops that model
+and imports the candidate. On each `call` the runner's forward reads its inputs where the judge put
+them in its arena (device memory on a GPU: no host round trip), times itself with the same Clock as
+the judge's baselines, and `deliver` copies the outputs back into the arena.
+
+It can produce no verdict: it has no protocol channel to the host (its stdout and stderr are the log),
+and everything it sends the judge (timings, layouts, observations) is checked there or can only raise
+a flag. A candidate that patches this module changes only what the judge will refuse or check.
 """
+import gc
 import os
 import sys
 import threading
-import time
 import traceback
 
 import torch
 
+from . import timing
 from . import wire as wire_mod
-from .arena import Arena, LayoutError
+from .arena import LayoutError, open_arena
 from .evaluate import _equal_nan, flatten, strict_fp32
 from .failures import Failure, classify, one_line
 from .integrity import storage_ptr, timers_snapshot, tf32_flags
@@ -25,23 +31,19 @@ from .loader import import_file, seed_all
 # Taken before any candidate is imported: a candidate that replaces torch.cuda.synchronize still gets
 # a real device-wide wait from the runner (it can patch these names too, but then its own claims are
 # what it corrupts, and the judge's clock and checks stay).
-_perf_counter = time.perf_counter
 _synchronize = torch.cuda.synchronize
-_Event = torch.cuda.Event
-_elapsed = torch.cuda.Event.elapsed_time
-_record = torch.cuda.Event.record
 
 
 class Runner:
     def __init__(self, wire):
         self.m_wire = wire
         self.m_model = None
+        self.m_calibrating = False
         self.m_device = torch.device("cpu")
-        self.m_in = None
-        self.m_out = None
-        self.m_slots = {}
+        self.m_arena = None
+        self.m_clock = None
         self.m_last = None
-        self.m_lastSlot = None
+        self.m_lastInputs = []
         self.m_candidate = None
         self.m_needsGpu = False
         self.m_phase = "loading_candidate"
@@ -52,16 +54,34 @@ class Runner:
 
     # ---- commands --------------------------------------------------------------------------------
     def arenas(self, msg):
-        """The shared areas and the device, before any candidate code is loaded (the judge times dry
-        calls through this process then, to learn what its plumbing costs)."""
-        in_fd, out_fd = self.m_wire.take_fds(2)
-        self.m_in = Arena(int(msg["in_size"]), fd=in_fd)
-        self.m_out = Arena(int(msg["out_size"]), fd=out_fd)
+        """The shared area and the device, before any code of the task's or the candidate's is loaded."""
+        (fd,) = self.m_wire.take_fds(1)
         name = msg.get("device", "cpu")
         self.m_device = torch.device("cuda", torch.cuda.current_device()) if name == "cuda" else torch.device("cpu")
+        self.m_arena = open_arena(msg.get("kind", "host"), int(msg["size"]), fd)
+        self.m_clock = timing.Clock(self.m_device)
+        return {"ok": True}
+
+    def calibrate(self, msg):
+        """The task's own Model (trusted: no candidate code exists in this process yet), for the judge's
+        calibration calls through the very steps the candidate's calls take."""
+        if self.m_candidate is not None:
+            raise Failure("crash", "calibration after the candidate was loaded")
+        strict_fp32()
+        task = import_file(msg["task"], "task")
+        seed_all(int(msg["seed"]))
+        model = task.Model(*msg.get("init", []))
+        self.m_model = model.to(self.m_device) if isinstance(model, torch.nn.Module) else model
+        self.m_calibrating = True
         return {"ok": True}
 
     def setup(self, msg):
+        # The calibration model goes first: what it held is the candidate's to use.
+        self.m_model, self.m_last, self.m_lastInputs = None, None, []
+        self.m_calibrating = False
+        gc.collect()
+        if self.m_device.type == "cuda":
+            torch.cuda.empty_cache()
         self.m_candidate = msg["candidate"]
         self.m_needsGpu = bool(msg.get("needs_gpu"))
         self.m_timers = timers_snapshot()
@@ -84,72 +104,75 @@ class Runner:
                 sum(b.numel() * b.element_size() for b in model.buffers())
         return {"ok": True, "model_bytes": int(size)}
 
-    def refill(self, msg):
-        slot = int(msg["slot"])
-        values = self.m_in.read(msg["layout"])
-        old = self.m_slots.get(slot)
-        if old is not None and len(old) == len(values) and all(
-                isinstance(a, torch.Tensor) == isinstance(b, torch.Tensor)
-                and (not isinstance(a, torch.Tensor) or (a.shape == b.shape and a.dtype == b.dtype))
-                for a, b in zip(old, values)):
-            # Same storage, new values: a cache keyed on the input's address serves stale answers.
-            new = [a.copy_(b) if isinstance(a, torch.Tensor) else b for a, b in zip(old, values)]
-        else:
-            new = [b.to(self.m_device, copy=True) if isinstance(b, torch.Tensor) else b for b in values]
-        self.m_slots[slot] = new
-        # The next call's random state is set here, outside the judge's timed window (seeding costs
-        # a quarter of a millisecond on some builds).
-        strict_fp32()
-        seed_all(int(msg["seed"]))
-        if self.m_device.type == "cuda":
-            _synchronize()
-        return {"ok": True}
-
     def call(self, msg):
-        if "layout" in msg:
-            self.refill(msg)
-        inputs = self.m_slots.get(int(msg["slot"]), []) if msg.get("dry") else self.m_slots[int(msg["slot"])]
+        """One forward on the inputs the judge put in the arena (views: the same storage every call, new
+        values each time, so a cache keyed on the input's address serves stale answers)."""
+        if self.m_model is None:
+            raise Failure("crash", "call before a model was loaded")
+        inputs = self._own(self.m_arena.read(msg["layout"]))
         model = self.m_model
-        if msg.get("dry"):
-            if model is not None:
-                raise Failure("crash", "dry call after the candidate was loaded")
-            model = _first
         self.m_phase = msg.get("phase", self.m_phase)
         check_side = bool(msg.get("check_side_stream")) and self.m_device.type == "cuda"
         self.m_last = None
+        strict_fp32()
+        seed_all(int(msg["seed"]))
+        cuda = self.m_device.type == "cuda"
+        side = []
+
+        def after_end(out):
+            if check_side:
+                torch.cuda.current_stream().synchronize()
+                side.append([x.detach().clone() if isinstance(x, torch.Tensor) else x for x in flatten(out)])
+
         with torch.no_grad():
-            cuda = self.m_device.type == "cuda"
             if cuda:
                 torch.cuda.reset_peak_memory_stats()
                 before = torch.cuda.memory_allocated()
-                self._tick()  # the GPU's switch from the judge's context happens here, not in the timed span
-                start, end = _Event(enable_timing=True), _Event(enable_timing=True)
-                _record(start)
-                out = model(*inputs)
-                _record(end)
-                flat = flatten(out)
-                if check_side:
-                    torch.cuda.current_stream().synchronize()
-                    snap = [x.detach().clone() if isinstance(x, torch.Tensor) else x for x in flat]
-                _synchronize()
-                ms = _elapsed(start, end)
-                peak = torch.cuda.max_memory_allocated() - before
-                if check_side and not all(_equal_nan(a, b) for a, b in zip(snap, flat)):
-                    self.m_obs["side_stream"].append(
-                        "%s: output changed after a device-wide synchronize; it was not complete when the "
-                        "current stream was" % msg.get("what", "call"))
-            else:
-                t0 = _perf_counter()
-                out = model(*inputs)
-                flat = flatten(out)
-                ms = (_perf_counter() - t0) * 1000.0
-                peak = -1
+            ms, out = self.m_clock.span(lambda: model(*inputs), after_end, inputs)
+            flat = flatten(out)
+            peak = torch.cuda.max_memory_allocated() - before if cuda else -1
+        if side and not all(_equal_nan(a, b) for a, b in zip(side[0], flat)):
+            self.m_obs["side_stream"].append(
+                "%s: output changed after a device-wide synchronize; it was not complete when the current "
+                "stream was" % msg.get("what", "call"))
         self.m_last = flat
-        self.m_lastSlot = int(msg["slot"])
+        self.m_lastInputs = inputs
         self._note_tf32()
         return {"ok": True, "ms": ms, "peak": peak}
 
+    def _own(self, views):
+        """On a CPU the forward reads this process's own copy of the inputs (the same tensors every call,
+        new values each time), as the judge's baselines read the judge's own: a forward on memory another
+        core just wrote measures 15-30% slower than on memory this core copied, whoever's code it is. On
+        a GPU the forward reads the arena itself (device memory, flushed from L2 for everyone)."""
+        if self.m_device.type == "cuda":
+            return views
+        old = getattr(self, "m_own", None)
+        if old is not None and len(old) == len(views) and all(
+                isinstance(a, torch.Tensor) == isinstance(b, torch.Tensor)
+                and (not isinstance(a, torch.Tensor) or (a.shape == b.shape and a.dtype == b.dtype))
+                for a, b in zip(old, views)):
+            self.m_own = [a.copy_(b) if isinstance(a, torch.Tensor) else b for a, b in zip(old, views)]
+        else:
+            self.m_own = [b.clone() if isinstance(b, torch.Tensor) else b for b in views]
+        return self.m_own
+
+    def warm(self, msg):
+        """Untimed calls on what the arena holds now (the previous call's inputs: the judge writes the next
+        ones afterwards), so the timed call finds torch's code paths warm in this process too (CPU)."""
+        if self.m_model is None:
+            raise Failure("crash", "warm-up before a model was loaded")
+        inputs = getattr(self, "m_own", None) if self.m_device.type != "cuda" else None
+        inputs = inputs or self.m_arena.read(msg["layout"])
+        with torch.no_grad():
+            for _ in range(max(0, min(int(msg.get("n", 0)), 8))):
+                self.m_model(*inputs)
+        self.m_last = None
+        return {"ok": True}
+
     def deliver(self, msg):
+        """The last call's outputs, copied into the arena from `base` (after a device-wide synchronize:
+        whatever stream the candidate used, the copy sees finished outputs)."""
         if self.m_last is None:
             raise Failure("runtime_error", "no output to deliver")
         values = []
@@ -158,33 +181,24 @@ class Runner:
                 values.append(v)
             else:
                 raise Failure("shape_mismatch", "output %d is a %s, not a tensor" % (k, type(v).__name__))
-        inputs = self.m_slots.get(self.m_lastSlot, [])
-        in_ptrs = {storage_ptr(x): i for i, x in enumerate(inputs) if isinstance(x, torch.Tensor)}
+        in_ptrs = {storage_ptr(x): i for i, x in enumerate(self.m_lastInputs) if isinstance(x, torch.Tensor)}
         for k, v in enumerate(values):
             if isinstance(v, torch.Tensor) and storage_ptr(v) in in_ptrs and storage_ptr(v) != 0:
                 self.m_obs["alias"].append("%s: output %d shares storage with input %d"
                                            % (msg.get("what", "call"), k, in_ptrs[storage_ptr(v)]))
         if self.m_device.type == "cuda":
-            _synchronize()  # whatever stream the candidate used, the copy sees finished outputs
-        layout = self.m_out.write(values)
-        reply = {"ok": True, "layout": layout}
-        if msg.get("inputs"):
-            base = int(msg["inputs_base"])
-            reply["inputs_layout"] = self.m_out.write(inputs, base=base)
+            _synchronize()
+        try:
+            layout = self.m_arena.write(values, base=int(msg.get("base", 0)))
+        except LayoutError as e:
+            raise Failure("shape_mismatch", "the outputs do not fit where the reference's go: %s" % e)
+        if msg.get("inputs_back") and self.m_device.type != "cuda":
+            # The CPU's own copy of the inputs, back where the judge wrote them, for its mutation check.
+            self.m_arena.write([x for x in self.m_lastInputs], base=0)
+        if self.m_device.type == "cuda":
+            _synchronize()
         self.m_last = None
-        return reply
-
-    def _tick(self):
-        if self.m_device.type != "cuda":
-            return
-        if getattr(self, "m_tickT", None) is None:
-            self.m_tickT = torch.zeros(1, device=self.m_device)
-        self.m_tickT.add_(1)
-        _synchronize()
-
-    def tick(self, _msg):
-        self._tick()
-        return {"ok": True}
+        return {"ok": True, "layout": layout}
 
     def report(self, _msg):
         patched = [n for n, fn in timers_snapshot().items() if self.m_timers and self.m_timers.get(n) is not fn]
@@ -201,14 +215,17 @@ class Runner:
 
     # ---- loop ------------------------------------------------------------------------------------
     def serve(self):
-        handlers = {"arenas": self.arenas, "setup": self.setup, "refill": self.refill, "call": self.call, "deliver": self.deliver,
-                    "report": self.report, "tick": self.tick, "ping": lambda m: {"ok": True}}
+        handlers = {"arenas": self.arenas, "calibrate": self.calibrate, "setup": self.setup, "call": self.call,
+                    "warm": self.warm, "deliver": self.deliver, "report": self.report, "ping": lambda m: {"ok": True}}
+        spin = 0.0
         while True:
             try:
-                msg = self.m_wire.recv()
+                msg = self.m_wire.recv(spin_s=spin)
             except wire_mod.WireError:
                 return 0
             cmd = msg.get("cmd")
+            # After a warm-up the next call is due at once: wait for it awake, as the judge's baseline does.
+            spin = 0.005 if cmd == "warm" else 0.0
             if cmd == "exit":
                 return 0
             if cmd == "call":
@@ -223,15 +240,15 @@ class Runner:
                 reply = {"fail": {"status": "internal_error", "reason": "bad layout from the judge: %s" % e}}
             except BaseException as e:
                 traceback.print_exc()
-                st, why = classify(e, self.m_phase, self.m_candidate, needs_gpu=self.m_needsGpu,
-                                   on_gpu=self.m_device.type == "cuda")
-                reply = {"fail": {"status": st, "reason": why}}
+                if self.m_calibrating:
+                    # The task's own code failed here: the harness's problem, never the candidate's.
+                    reply = {"fail": {"status": "internal_error", "reason": "the task's own code failed in the "
+                                      "candidate's process: %s: %s" % (type(e).__name__, one_line(e))}}
+                else:
+                    st, why = classify(e, self.m_phase, self.m_candidate, needs_gpu=self.m_needsGpu,
+                                       on_gpu=self.m_device.type == "cuda")
+                    reply = {"fail": {"status": st, "reason": why}}
             self.m_wire.send(reply)
-
-
-def _first(*xs):
-    """The dry calls' forward: a fresh tensor of the first input's shape, no work to speak of."""
-    return torch.empty_like(xs[0]) if xs and isinstance(xs[0], torch.Tensor) else None
 
 
 def main(fd):

@@ -43,6 +43,11 @@ def _prctl(option, arg):
         return False
 
 
+def die_with_parent():
+    """This process gets SIGKILL when its parent dies (the one-shot host or the C++ host, killed outright)."""
+    return _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
 def protect_judge():
     """The judge's memory and file descriptors become unreachable through ptrace and /proc for
     processes without CAP_SYS_PTRACE (the runner). True when it took effect."""
@@ -91,6 +96,112 @@ while True:
 """
 STOPPER_LIMIT_S = 5.0
 
+# The watchdog: started by the judge in a session of its own (a kill of the judge's process group, the
+# host's way of cancelling, does not reach it), it waits for the end of a pipe only the judge holds. When
+# the judge is gone, however it went (SIGKILL, its host's death, a crash) or when it is done, it kills
+# what the candidate left: the cgroup whole, every process of the candidate's user id, the runner, and
+# the user id's files in the shared folders. Arguments: cgroup path or "-", uid or "-", runner pid.
+_WATCHDOG = r"""
+import os, shutil, signal, sys, time
+cg, uid, pid, born = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+try:
+    while os.read(0, 4096):
+        pass
+except OSError:
+    pass
+def owned(u):
+    out = []
+    for n in os.listdir("/proc"):
+        if n.isdigit():
+            try:
+                if os.stat("/proc/" + n).st_uid == u:
+                    out.append(int(n))
+            except OSError:
+                pass
+    return out
+try:
+    # The runner, if that pid is still the runner (same start time: a pid can be reused).
+    if open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()[19] == born:
+        os.kill(pid, signal.SIGKILL)
+except (OSError, IndexError):
+    pass
+if cg != "-":
+    try:
+        if os.path.exists(os.path.join(cg, "cgroup.kill")):
+            open(os.path.join(cg, "cgroup.kill"), "w").write("1")
+        else:
+            st = os.path.join(cg, "freezer.state")
+            open(st, "w").write("FROZEN")
+            for p in open(os.path.join(cg, "cgroup.procs")).read().split():
+                try:
+                    os.kill(int(p), signal.SIGKILL)
+                except OSError:
+                    pass
+            open(st, "w").write("THAWED")
+    except OSError:
+        pass
+if uid != "-":
+    u = int(uid)
+    for _ in range(50):
+        left = owned(u)
+        if not left:
+            break
+        for p in left:
+            try:
+                os.kill(p, signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(0.01)
+    for d in ("/dev/shm", "/tmp", "/var/tmp", "/dev/mqueue"):
+        try:
+            entries = list(os.scandir(d))
+        except OSError:
+            continue
+        for e in entries:
+            try:
+                if e.stat(follow_symlinks=False).st_uid == u:
+                    shutil.rmtree(e.path, ignore_errors=True) if e.is_dir(follow_symlinks=False) else os.unlink(e.path)
+            except OSError:
+                pass
+if cg != "-":
+    for _ in range(200):
+        try:
+            os.rmdir(cg)
+            break
+        except FileNotFoundError:
+            break
+        except OSError:
+            time.sleep(0.01)
+"""
+
+
+class Watchdog:
+    """See _WATCHDOG. `close()` (or the judge's death) sets it off; it is idempotent with the judge's own
+    cleanup."""
+
+    def __init__(self, python, cgroup, uid, pid):
+        try:
+            with open("/proc/%d/stat" % pid) as f:
+                born = f.read().rsplit(")", 1)[1].split()[19]
+        except (OSError, IndexError):
+            born = "?"
+        self.m_proc = subprocess.Popen([python, "-S", "-c", _WATCHDOG, cgroup or "-", "-" if uid is None else str(uid),
+                                        str(pid), born], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                       stderr=subprocess.DEVNULL, close_fds=True, cwd="/", start_new_session=True)
+
+    def close(self, wait=False):
+        try:
+            self.m_proc.stdin.close()
+        except OSError:
+            pass
+        if wait:
+            try:
+                self.m_proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+
 
 class Stopper:
     def __init__(self, python, uid, env, preexec):
@@ -134,6 +245,7 @@ class RunnerClient:
         self.m_stopper = None
         self.m_freezer = None
         self.m_frozen = []  # pids stopped by signal, continued the same way
+        self.m_watchdog = None
 
     @property
     def home(self):
@@ -190,6 +302,12 @@ class RunnerClient:
                     self.m_stopper = Stopper(self.m_python, uid, env, child)
         self.m_wire = Wire(ours, accept_fds=False)
         self.m_uid = uid
+        try:
+            self.m_watchdog = Watchdog(self.m_python, self.m_freezer.path if self.m_freezer else None, uid,
+                                       self.m_proc.pid)
+        except OSError as e:
+            log("no watchdog for the candidate's processes: %s" % e)
+            self.m_watchdog = None
         return self
 
     def wait_ready(self, limit=READY_LIMIT_S):
@@ -327,6 +445,9 @@ class RunnerClient:
             self.m_wire.close()
         self.m_proc = None
         shutil.rmtree(self.m_home, ignore_errors=True)
+        if self.m_watchdog is not None:
+            self.m_watchdog.close()
+            self.m_watchdog = None
 
 
 # World-writable places a candidate's files could outlive its evaluation in (the sandbox gives it
@@ -440,9 +561,10 @@ def _hand_over(path, uid):
         d = os.path.dirname(d)
 
 
-def place_candidate(src, home, uid):
-    """Copies the candidate into the runner's home (readable by the runner's user)."""
-    dst = os.path.join(home, os.path.basename(src))
+def place_file(src, home, uid, name=None):
+    """Copies a file the runner imports (the candidate, the task for calibration) into the runner's home,
+    readable by the runner's user; returns its path there."""
+    dst = os.path.join(home, name or os.path.basename(src))
     shutil.copyfile(src, dst)
     os.chmod(dst, 0o644)
     if uid is not None:
