@@ -44,7 +44,7 @@ from .evaluate import (FP64_TRIALS, _err64, _fp32_random_draws, _fwd_seed, _grap
 from .failures import NO_GPU_REASON, Failure, one_line
 from .integrity import JudgeChecks, is_oom
 from .loader import GPU_ONLY, gpu_needs, seed_all
-from .runnerclient import RunnerClient, RunnerGone, place_file
+from .runnerclient import RunnerClient, RunnerGone, build_dir_for, place_file
 
 BIG = 256 << 20  # inputs + outputs above this: one set alive at a time, arena regions shared, no fp64 copy
 CHECK_ALL_BYTES = 256 << 20  # timed outputs checked in full below this many bytes in all
@@ -416,8 +416,9 @@ class _Judge:
         self.calibrate(place_file(req["task_file"], self.runner.home, self.runner.m_uid, "kwb_task_reference.py"))
 
         cand_path = place_file(req["candidate_file"], self.runner.home, self.runner.m_uid)
+        builds = build_dir_for(source.encode("utf-8", "surrogateescape"), self.runner.m_uid) if needs else None
         setup = self.ask({"cmd": "setup", "candidate": cand_path, "init": init, "seed": ctx.seed,
-                          "needs_gpu": bool(needs)})
+                          "needs_gpu": bool(needs), "extensions_dir": builds})
         mb = setup.get("model_bytes")
         self.cand_model_bytes = int(mb) if isinstance(mb, int) and not isinstance(mb, bool) and 0 <= mb < 2 ** 50 else 0
         if self.on_gpu:

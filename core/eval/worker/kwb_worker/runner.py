@@ -84,6 +84,8 @@ class Runner:
             torch.cuda.empty_cache()
         self.m_candidate = msg["candidate"]
         self.m_needsGpu = bool(msg.get("needs_gpu"))
+        if msg.get("extensions_dir") and not os.environ.get("KWB_SHARED_EXTENSIONS_DIR"):
+            os.environ["TORCH_EXTENSIONS_DIR"] = str(msg["extensions_dir"])
         self.m_timers = timers_snapshot()
         self.m_threads = {t.ident for t in threading.enumerate()}
         strict_fp32()

@@ -561,6 +561,43 @@ def _hand_over(path, uid):
         d = os.path.dirname(d)
 
 
+def build_dir_for(source_bytes, uid):
+    """Where the candidate's CUDA extensions are built (TORCH_EXTENSIONS_DIR), or None for its own fresh
+    folder. A build is kept per candidate source: the next evaluation of the same file (a pipeline's
+    re-evaluation, a re-run) loads it instead of spending a minute in nvcc. Only where the candidate has a
+    user id of its own: the folder is that user's alone (0700) while it runs, so no other source's process
+    can plant a library in it; as the judge's own user there is no such guarantee, and each evaluation
+    builds afresh (KWB_SHARED_EXTENSIONS_DIR, for benchmarks of trusted kernels, shares one folder)."""
+    if uid is None or os.environ.get("KWB_NO_BUILD_CACHE") == "1" or os.environ.get("KWB_SHARED_EXTENSIONS_DIR"):
+        return None
+    import hashlib
+
+    import torch
+
+    key = hashlib.sha256()
+    key.update(source_bytes)
+    key.update(("|%s|%s" % (torch.__version__, torch.version.cuda)).encode())
+    if torch.cuda.is_available():
+        key.update(("|%d.%d" % torch.cuda.get_device_capability()).encode())
+    root = os.environ.get("KWB_BUILD_CACHE") or os.path.join(tempfile.gettempdir(), "kwb-builds-%d" % os.geteuid())
+    try:
+        os.makedirs(root, mode=0o711, exist_ok=True)
+        st = os.lstat(root)
+        if st.st_uid != os.geteuid() or not os.path.isdir(root) or os.path.islink(root):
+            return None  # not ours: someone else made it
+        os.chmod(root, 0o711)  # traversable, not listable
+        path = os.path.join(root, key.hexdigest())
+        os.makedirs(path, mode=0o700, exist_ok=True)
+        for base, dirs, files in os.walk(path):
+            for n in dirs + files:
+                os.lchown(os.path.join(base, n), uid, uid)
+        os.chown(path, uid, uid)
+        os.chmod(path, 0o700)
+        return path
+    except OSError:
+        return None
+
+
 def place_file(src, home, uid, name=None):
     """Copies a file the runner imports (the candidate, the task for calibration) into the runner's home,
     readable by the runner's user; returns its path there."""
