@@ -1,11 +1,15 @@
 # SPDX-License-Identifier: MIT
 # Cheat class: lazy computation. Task: level1/3_Matmul.py
 # (From the second red-team pass on the judge; see PROTOCOL.md.)
-# forward() returns an unwritten buffer
-# and remembers its inputs; the runner's Arena.write (used by "deliver", outside the judge's timed
-# frame) is wrapped so the matmul is computed there. integrity.deferred_work compares only the
-# FASTEST delivery (min(deliver)) against the judge's own copy: one timed call (timed call 1) is
-# computed honestly inside forward, so its fast delivery hides every other call's deferred work.
+# forward() returns an unwritten buffer and remembers its inputs; the arena's write (Arena.write, which
+# the runner's "deliver" command uses to copy the outputs into the shared arena, outside the judge's
+# frame around "call") is wrapped so the matmul is computed there. The runner's command table (a local
+# of Runner.serve(), found up the stack while the candidate is imported) is wrapped too, to learn which
+# call is which ("what" in the judge's "call" message) and to keep the untimed "warm" calls honest.
+# One timed call (timed call 1) is computed honestly inside forward: its fast delivery and its honest
+# frame set every minimum the judge keeps (integrity.deferred_work and integrity.timing_disagreement
+# both compare minima), hoping the other calls' deferred work hides behind them. Every output the
+# judge reads is right. Each lazy forward claims TARGET_MS (a plausible ~3.5x on this CPU).
 import sys
 import time
 
@@ -13,30 +17,47 @@ import torch
 import torch.nn as nn
 
 TARGET_MS = 1.2
-_st = {"what": "", "pending": None}
+_st = {"what": "", "pending": None, "deferred": 0}
 
+
+def _handlers():
+    f = sys._getframe()
+    while f is not None:
+        if f.f_code.co_name == "serve" and "handlers" in f.f_locals:
+            return f.f_locals["handlers"]
+        f = f.f_back
+    return None
+
+
+_H = _handlers()
 _arena = sys.modules.get("kwb_worker.arena")
-_wire = sys.modules.get("kwb_worker.wire")
-if _arena is not None and _wire is not None:
+if _H is not None and _arena is not None:
     _orig_write = _arena.Arena.write
 
     def _write(self, values, base=0):
         p = _st["pending"]
         if p is not None and values and values[0] is p[2]:
-            torch.matmul(p[0], p[1], out=p[2])
+            torch.matmul(p[0], p[1], out=p[2])  # the work, inside "deliver"
             _st["pending"] = None
+            _st["deferred"] += 1
+            if _st["deferred"] in (1, 5):
+                sys.stderr.write("[cheat lazy_but_one_call] %d matmuls done in the arena's write during "
+                                 "'deliver' (this one: %s)\n" % (_st["deferred"], _st["what"]))
         return _orig_write(self, values, base)
 
     _arena.Arena.write = _write
-    _orig_recv = _wire.Wire.recv
+    _oc, _ow = _H["call"], _H["warm"]
 
-    def _recv(self, timeout=None):
-        msg = _orig_recv(self, timeout)
-        if isinstance(msg, dict) and msg.get("cmd") == "call":
-            _st["what"] = str(msg.get("what", ""))
-        return msg
+    def _call(msg):
+        _st["what"] = str(msg.get("what", ""))
+        return _oc(msg)
 
-    _wire.Wire.recv = _recv
+    def _warm(msg):
+        _st["what"] = "warm"
+        return _ow(msg)
+
+    _H["call"], _H["warm"] = _call, _warm
+    sys.stderr.write("[cheat lazy_but_one_call] wrapped Arena.write and the runner's 'call' and 'warm'\n")
 
 
 class ModelNew(nn.Module):
@@ -45,7 +66,7 @@ class ModelNew(nn.Module):
 
     def forward(self, A, B):
         w = _st["what"]
-        if not w.startswith("timed call") or w == "timed call 1":
+        if _H is None or not w.startswith("timed call") or w == "timed call 1":
             return torch.matmul(A, B)
         t0 = time.perf_counter()
         out = torch.empty(A.shape[0], B.shape[1])

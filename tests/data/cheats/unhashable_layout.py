@@ -28,9 +28,10 @@ if _h is not None:
 
     def _deliver(msg):
         reply = _orig(msg)
-        for e in reply.get("layout", []):
-            if "dtype" in e:
-                e["dtype"] = [e["dtype"]]
+        for layout in reply.get("layouts", [reply.get("layout", [])]):
+            for e in layout:
+                if "dtype" in e:
+                    e["dtype"] = [e["dtype"]]
         return reply
 
     _h["deliver"] = _deliver

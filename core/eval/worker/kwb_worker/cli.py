@@ -132,6 +132,9 @@ def serve():
 
     die_with_parent()  # a host that dies, however, takes its judge with it
     protected = protect_judge()
+    from .timing import steady_allocator
+
+    steady_allocator()
     try:
         ready = _ready_info()
     except BaseException as e:

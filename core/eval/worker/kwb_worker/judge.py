@@ -54,7 +54,12 @@ PROBE_MAX = 4
 PROBE_MIN_DIM = 16
 FINGERPRINT = 1 << 20  # elements of a big output kept to tell a repeated output from a new one
 # Calibration rounds (warm-up, measured): the task's own code through the runner before the candidate.
-CAL_ROUNDS = {"gpu": (2, 8), "gpu_big": (1, 4), "cpu": (1, 5)}
+CAL_ROUNDS = {"gpu": (2, 10), "gpu_big": (1, 8), "cpu": (1, 6)}
+# Calls in one framed batch: enough for ~BATCH_TARGET_MS of calls a frame, at most BATCH_MAX, their
+# inputs and outputs at most BATCH_BYTES (keys: on a GPU).
+BATCH_TARGET_MS = {True: 3.0, False: 0.0}
+BATCH_MAX = {True: 64, False: 1}
+BATCH_BYTES = 256 << 20
 _sysrand = random.SystemRandom()
 
 _runner = None  # the pre-started runner of this worker process
@@ -168,8 +173,12 @@ class _Judge:
         self.err64 = None
         self.out_scale = 0.0
         self.clock = timing.Clock(ctx.device)
-        self.warm = 0  # untimed calls before each timed one on a CPU (timing.cpu_warm_calls), both sides
-        self.in_layout = None
+        self.in_layouts = []
+        self.K = 1  # calls a frame (batch_size)
+        self.device_draws = True
+        self.warm = 0  # (CPU) untimed calls before each timed one, judge and runner alike (timing.cpu_warm_calls)
+        self.PS = []
+        self.P_fresh = False
         self.m_tick = torch.zeros(1, device=ctx.device) if self.on_gpu else None
 
     # ---- the runner ------------------------------------------------------------------------------
@@ -258,12 +267,17 @@ class _Judge:
             raise Failure("internal_error", "the task's get_inputs() failed: %s: %s" % (type(e).__name__, one_line(e)))
 
     def fresh_inputs(self):
-        """An input set nobody can predict (timed calls): the task's own generator, freshly seeded."""
+        """An input set nobody can predict (timed calls): the task's own generator, freshly seeded. On a GPU
+        drawn on the device (torch's default device set to it): a 64 MB randn costs half a second on a
+        host and a few microseconds there, and every round draws a new set for every call."""
         seed_all(_sysrand.randrange(1 << 62))
         try:
-            if self.big and self.on_gpu:
-                with self.ctx.device:  # big sets are drawn on the GPU: seconds less per call
-                    return list(self.ctx.task.get_inputs())
+            if self.on_gpu and self.device_draws:
+                try:
+                    with self.ctx.device:
+                        return list(self.ctx.task.get_inputs())
+                except (TypeError, AttributeError):  # torch without device context managers
+                    self.device_draws = False
             return list(self.ctx.task.get_inputs())
         except BaseException as e:
             if is_oom(e):
@@ -393,6 +407,7 @@ class _Judge:
         # The judge's timed inputs: the same tensors every round (the graph baseline reads them), filled
         # with new values each round. A big task's are trial 0's until the trials are over.
         self.P = self.timed_inputs(first)
+        self.PS = [self.P]
         self.fns = self.baseline_fns()
 
         self.make_arena()
@@ -473,13 +488,14 @@ class _Judge:
             return -1
 
     def make_arena(self):
-        """The runner's arena: inputs from offset 0, outputs after them (a big task's outputs go where its
-        inputs were: the judge has checked and copied what it needs of the inputs by then). Device memory
-        on a GPU when the driver can export it, host memory otherwise."""
-        in_region = _align(max(self.in_bytes, ALIGN))
-        self.out_base = 0 if self.big and self.on_gpu else in_region
-        out_region = _align(max(self.out_bytes, ALIGN)) + (1 << 16)
-        size = max(in_region, self.out_base + out_region)
+        """The runner's arena: K_max input slots from offset 0, then K_max output slots (a big task has one of
+        each, and its outputs go where its inputs were: the judge has checked and copied what it needs of
+        the inputs by then). Device memory on a GPU when the driver can export it, host memory otherwise."""
+        self.in_slot = _align(max(self.in_bytes, ALIGN))
+        self.out_slot = _align(max(self.out_bytes, ALIGN)) + (1 << 12)
+        self.k_max = 1 if self.big else max(1, min(BATCH_MAX[self.on_gpu], BATCH_BYTES // (self.in_slot + self.out_slot)))
+        self.out_base = 0 if self.big and self.on_gpu else self.k_max * self.in_slot
+        size = max(self.k_max * self.in_slot, self.out_base + self.k_max * self.out_slot)
         self.arena = None
         if self.on_gpu and os.environ.get("KWB_NO_DEVICE_ARENA") != "1":
             try:
@@ -497,19 +513,20 @@ class _Judge:
 
     # ---- baselines ---------------------------------------------------------------------------------
     def baseline_fns(self):
-        """The judge's own timed callables on the timed inputs P: eager, and the CUDA graph of it (a big
-        task's graph is captured for a block of rounds of its own, before and after the candidate's)."""
+        """The judge's own timed callables, each taking an input set: eager, and the CUDA graph of it on
+        the timed inputs P (a big task's graph is captured for a block of rounds of its own, before and
+        after the candidate's)."""
         ctx, req = self.ctx, self.req
         fns = {}
         if not req.get("baselines", True):
             return fns
-        fns["eager"] = lambda: ctx.ref_model(*self.P)
+        fns["eager"] = lambda inputs: ctx.ref_model(*inputs)
         self.graph_wanted = self.on_gpu and req.get("graph_baseline", True)
         self.graph_blocks = {}
         if self.graph_wanted and not self.big:
             fn = self.capture_graph()
             if fn is not None:
-                fns["graph"] = fn
+                fns["graph"] = lambda _inputs, replay=fn: replay()
         elif self.graph_wanted:
             self.graph_block("clean")
         return fns
@@ -517,10 +534,15 @@ class _Judge:
     def capture_graph(self):
         seed_all(_fwd_seed(self.ctx, 0))
         strict_fp32()
+        if self.on_gpu:
+            torch.cuda.empty_cache()  # a big task's graph must not sit on top of cached copies of its data
         try:
-            with torch.no_grad():
-                ref_flat = [x.detach().clone() for x in flatten(self.ctx.ref_model(*self.P))
-                            if isinstance(x, torch.Tensor)]
+            if self.big:
+                ref_flat = None  # its own copy of the outputs would not fit the evaluator's budget
+            else:
+                with torch.no_grad():
+                    ref_flat = [x.detach().clone() for x in flatten(self.ctx.ref_model(*self.P))
+                                if isinstance(x, torch.Tensor)]
             fn, why = _graph_baseline(self.ctx, self.P, ref_flat)
         except BaseException as e:
             if is_oom(e):
@@ -553,102 +575,130 @@ class _Judge:
         torch.cuda.empty_cache()
 
     # ---- one round: the same steps for the task's own code (calibration) and the candidate -----------
-    def fill(self, values):
-        """New values into the timed inputs P (the same storage every round)."""
-        for i, v in enumerate(values):
-            if isinstance(self.P[i], torch.Tensor) and isinstance(v, torch.Tensor) and \
-                    self.P[i].shape == v.shape and self.P[i].dtype == v.dtype:
-                self.P[i].copy_(v)
-            else:
-                self.P[i] = to_device(v, self.ctx.device)
+    def slot_inputs(self, k):
+        """The judge's timed inputs of slot k (the same tensors every round, new values each round); slot 0
+        is P, the inputs the CUDA graph reads."""
+        while len(self.PS) <= k:
+            self.PS.append([x.clone() if isinstance(x, torch.Tensor) else x for x in self.P])
+        return self.PS[k]
 
-    def baselines_once(self, fwd_seed, keep_eager, values=None):
-        """New values into the timed inputs P (when given), and each baseline once, the runner stopped.
-        Returns ({name: ms}, eager's outputs or None). On a CPU the untimed warm-up calls come before the
-        new values, as the runner's do (timing.cpu_warm_calls)."""
-        times, ref = {}, None
-        if not self.fns:
-            if values is not None:
-                self.fill(values)
-            return times, ref
+    def fill(self, k, values):
+        """New values into slot k's timed inputs."""
+        P = self.slot_inputs(k)
+        for i, v in enumerate(values):
+            if isinstance(P[i], torch.Tensor) and isinstance(v, torch.Tensor) and P[i].shape == v.shape \
+                    and P[i].dtype == v.dtype:
+                P[i].copy_(v)
+            else:
+                P[i] = to_device(v, self.ctx.device)
+
+    def baselines_once(self, fwd_seed, keep_eager, fresh=True):
+        """A round of the judge's baselines, the runner stopped: fresh values for every slot drawn first,
+        then slot after slot its values copied into the slot's timed inputs (`fresh`) and each baseline run
+        on them: the steps the runner takes for each call of a batch (its own copy, then the call). Returns
+        ({name: mean ms over the slots}, eager's outputs per slot or None)."""
+        times, refs = {}, [None] * self.K
         self.stop_runner()
         try:
+            draws = [self.fresh_inputs() for _ in range(self.K)] if fresh and not self.big else None
             with torch.no_grad():
-                for k, (name, fn) in enumerate(self.fns.items()):
+                for k in range(self.K):
+                    P = self.slot_inputs(k)
                     for _ in range(self.warm):
-                        fn()
-                    if k == 0 and values is not None:
-                        self.fill(values)
-                    seed_all(fwd_seed)
-                    strict_fp32()
-                    ms, out = self.clock.span(fn, inputs=self.P)
-                    times[name] = ms
-                    if name == "eager" and keep_eager:
-                        ref = [x.detach() if isinstance(x, torch.Tensor) else x for x in flatten(out)]
-                    del out
+                        # (CPU, one call a frame) the runner's warm-up calls come before its new inputs too
+                        for fn in self.fns.values():
+                            fn(P)
+                    if fresh:
+                        self.fill(k, draws[k] if draws is not None else self.fresh_inputs())
+                        if draws is not None:
+                            draws[k] = None
+                    for name, fn in self.fns.items():
+                        seed_all(fwd_seed)
+                        strict_fp32()
+                        ms, out = self.clock.span(lambda: fn(P), inputs=P)
+                        times.setdefault(name, []).append(ms)
+                        if name == "eager" and keep_eager:
+                            refs[k] = [x.detach() if isinstance(x, torch.Tensor) else x for x in flatten(out)]
+                        del out
         except Failure:
             raise
         except BaseException as e:
             if is_oom(e):
                 raise _oom_failure("timing the baselines", e, self.ctx, "")
             raise Failure("internal_error", "a baseline failed while timing: %s" % one_line(e))
-        return times, ref
+        return {n: sum(v) / len(v) for n, v in times.items()}, (refs if keep_eager and self.fns else None)
 
-    def framed_call(self, inputs, fwd_seed, what, phase, check_side=False, timed=True):
-        """One call of the runner's forward, framed by the judge's wall clock: the input set is written into
-        the runner's arena inside the frame (nothing of it exists where the runner can see it before the
-        clock runs), L2 is flushed, the runner is asked. Returns (claimed ms, framed ms, reply)."""
-        if timed and self.warm and self.in_layout is not None:
-            self.ask({"cmd": "warm", "layout": self.in_layout, "n": self.warm})
-        self.continue_runner()
+    def framed_call(self, sets, fwd_seed, what, phase, check_side=False, warm=False):
+        """Calls of the runner's forward, one per input set, back to back in one frame of the judge's wall
+        clock. The input sets are written into the runner's arena inside the frame while the runner and
+        everything it started are frozen: nothing of them exists where the candidate can see it before the
+        clock runs, and no thread of its can work on them while they are written. L2 is flushed, the runner
+        thawed and asked. Returns (claimed ms per call, framed ms, ms the judge's own writing took, reply)."""
+        if warm and self.warm and self.in_layouts:
+            self.ask({"cmd": "warm", "layout": self.in_layouts[0], "n": self.warm})
+        if self.on_gpu:
+            self.stop_runner()  # see the docstring; on a CPU the runner sleeps in its channel (below)
         t0 = time.perf_counter()
         try:
-            layout = self.arena.write(inputs, base=0)
+            layouts = [self.arena.write(s, base=k * self.in_slot) for k, s in enumerate(sets)]
         except LayoutError as e:
             raise Failure("internal_error", "inputs do not fit the arena: %s" % e)
         if self.on_gpu:
             timing._synchronize()
+        w_ms = (time.perf_counter() - t0) * 1000.0
+        if self.on_gpu:
             self.clock.flusher.flush()
             timing._synchronize()
-        reply = self.ask({"cmd": "call", "layout": layout, "seed": fwd_seed, "what": what, "phase": phase,
+        self.continue_runner()
+        reply = self.ask({"cmd": "call", "layouts": layouts, "seed": fwd_seed, "what": what, "phase": phase,
                           "check_side_stream": check_side})
         frame = (time.perf_counter() - t0) * 1000.0
-        self.in_layout = layout
-        return self.number(reply, "ms"), frame, reply
+        self.in_layouts = layouts
+        ms = reply.get("ms")
+        if not isinstance(ms, list) or len(ms) != len(sets):
+            self.checks.note_protocol("ms = %r is not one time per call" % (str(ms)[:80],))
+            raise Failure("crash", "the candidate's process sent invalid times")
+        return [self.number({"ms": x}, "ms") for x in ms], frame, w_ms, reply
 
-    def inputs_seen(self):
-        """The inputs as they are now in the runner's arena (views; the runner stopped)."""
-        return self.arena.read(self.in_layout)
-
-    def take_outputs(self, what):
-        """Asks for the last call's outputs; returns (outputs, delivery ms). The runner is stopped until its
-        next command, so nothing it left running can rewrite them while the judge reads; small outputs are
-        copied out at once (the judge's own copy), big ones are read in place."""
+    def take_outputs(self, what, n):
+        """Asks for the last n calls' outputs; returns (outputs per call, delivery ms). The runner is stopped
+        until its next command, so nothing it left running can rewrite them while the judge reads; small
+        outputs are copied out at once (the judge's own copy), big ones are read in place."""
         self.continue_runner()
         t0 = time.perf_counter()
-        reply = self.ask({"cmd": "deliver", "what": what, "base": self.out_base, "inputs_back": not self.on_gpu})
+        reply = self.ask({"cmd": "deliver", "what": what, "bases": [self.out_base + k * self.out_slot for k in range(n)],
+                          "inputs_back": not self.on_gpu, "in_bases": [k * self.in_slot for k in range(n)]})
         ms = (time.perf_counter() - t0) * 1000.0
         self.stop_runner()
-        try:
-            outs = self.arena.read(reply.get("layout"), self.out_base)
-        except LayoutError as e:
-            self.checks.note_protocol("output layout: %s" % e)
-            raise Failure("shape_mismatch", "%s: the outputs do not fit the reference's shapes (%s)" % (what, e))
-        if not self.big:
-            outs = [x.clone() if isinstance(x, torch.Tensor) else x for x in outs]
+        layouts = reply.get("layouts")
+        if not isinstance(layouts, list) or len(layouts) != n:
+            self.checks.note_protocol("%s: %r output layouts for %d calls" % (what, str(layouts)[:80], n))
+            raise Failure("crash", "the candidate's process delivered other outputs than it was asked for")
+        outs = []
+        for k, layout in enumerate(layouts):
+            base = self.out_base + k * self.out_slot
+            try:
+                got = self.arena.read(layout, base, base + self.out_slot)
+            except LayoutError as e:
+                self.checks.note_protocol("output layout: %s" % e)
+                raise Failure("shape_mismatch", "%s: the outputs do not fit the reference's shapes (%s)" % (what, e))
+            outs.append(got if self.big else [x.clone() if isinstance(x, torch.Tensor) else x for x in got])
         return outs, ms
 
-    def take_inputs_and_outputs(self, what, inputs):
+    def take_inputs_and_outputs(self, what, sets):
         """take_outputs, with the inputs in the arena checked against what the judge wrote there
-        (integrity.input_mutation): on a GPU read by the judge after the call, before the delivery (a big
-        task's outputs go where its inputs were); on a CPU after it, where the runner has put back the copy
-        its forward read (its own, see runner._own)."""
+        (integrity.input_mutation): on a GPU read by the judge after the calls, before the delivery (a big
+        task's outputs go where its inputs were); on a CPU after it, where the runner has put back the
+        copies its forwards read (its own, see runner._own)."""
+        def check():
+            for k, s in enumerate(sets):
+                self.checks.note_inputs(-1, s, self.arena.read(self.in_layouts[k]), what)
         if self.on_gpu:
             self.stop_runner()
-            self.checks.note_inputs(-1, inputs, self.inputs_seen(), what)
-            return self.take_outputs(what)
-        outs, ms = self.take_outputs(what)
-        self.checks.note_inputs(-1, inputs, self.inputs_seen(), what)
+            check()
+            return self.take_outputs(what, len(sets))
+        outs, ms = self.take_outputs(what, len(sets))
+        check()
         return outs, ms
 
     def idle_ms(self):
@@ -662,50 +712,85 @@ class _Judge:
         timing._synchronize()
         return (time.perf_counter() - t0) * 1000.0
 
+    def batch_size(self, call_ms):
+        """Calls per frame: enough that the frame holds ~BATCH_TARGET_MS of calls, so the plumbing's noise
+        (a fraction of a millisecond on a GPU, milliseconds on a loaded CPU) is spread over many calls and
+        work hidden outside the calls adds up where the judge's clock sees it."""
+        if os.environ.get("KWB_BATCH"):
+            return max(1, min(self.k_max, int(os.environ["KWB_BATCH"])))
+        if self.big or not call_ms or call_ms <= 0:
+            return 1
+        return max(1, min(self.k_max, int(math.ceil(BATCH_TARGET_MS[self.on_gpu] / call_ms)) or 1))
+
+    def one_round(self, what, fwd, keep, check, phase="running"):
+        """The steps of one round, the same for the task's own code and the candidate: baselines on fresh
+        inputs, the framed batch of calls, (checked rounds) the inputs checked, the delivery, the judge's
+        tiny kernel. Returns (baseline means, claims, frame, writing ms, delivery ms, outputs, references)."""
+        times, refs = self.baselines_once(fwd, keep_eager=keep, fresh=not self.big or self.P_fresh)
+        sets = [self.slot_inputs(k) for k in range(self.K)]
+        claims, frame, w_ms, _ = self.framed_call(sets, fwd, what, phase, warm=True)
+        if check:
+            outs, d_ms = self.take_inputs_and_outputs(what, sets)
+        else:
+            outs, d_ms = self.take_outputs(what, self.K)
+        idle = self.idle_ms()
+        return times, claims, frame, w_ms, d_ms, idle, outs, refs
+
     def calibrate(self, task_copy):
         """Rounds with the task's own Model in the runner, before any candidate code exists there: the
-        judge's baselines beside it (the clean rounds of integrity.baseline_interference) and framed calls
-        through exactly the steps a candidate's call takes (what the judge's clock sees beyond the runner's:
-        the plumbing, for the candidate's frames to be compared with)."""
+        judge's baselines beside it (the clean rounds of integrity.baseline_interference) and framed batches
+        of calls through exactly the steps a candidate's take (what the judge's clock sees beyond the
+        runner's: the plumbing, for the candidate's frames to be compared with)."""
         ctx = self.ctx
         self.calibrating = True
         self.ask({"cmd": "calibrate", "task": task_copy, "init": list(ctx.init_inputs), "seed": ctx.seed})
         warm, n = CAL_ROUNDS["cpu" if not self.on_gpu else ("gpu_big" if self.big else "gpu")]
         fwd = _fwd_seed(ctx, 0)
-        cal = {"claim": [], "frame": [], "deliver": [], "idle": []}
-        clean = {n_: [] for n_ in self.fns}
+        cal = {"claim": [], "sum": [], "frame": [], "write": [], "deliver": [], "idle": []}
+        clean = {}
+        self.K = 1
         for i in range(warm + n):
-            times, ref = self.baselines_once(fwd, keep_eager=(i == warm + n - 1 and not self.big),
-                                             values=None if self.big else self.fresh_inputs())
-            claim, frame, _ = self.framed_call(self.P, fwd, "calibration call", "loading_candidate")
-            outs, d_ms = self.take_outputs("calibration call")
-            idle = self.idle_ms()
-            if i == 0 and not self.on_gpu:
-                self.warm = timing.cpu_warm_calls(times.get("eager", claim))
+            last = i == warm + n - 1 and not self.big
+            times, claims, frame, w_ms, d_ms, idle, outs, refs = self.one_round("calibration call", fwd, last, False,
+                                                                                "loading_candidate")
+            if i == 0:
+                # How many calls a frame holds, decided on the first round (a warm-up round) from the task's
+                # own timing. Calls of a batch follow each other closely on both sides, so each finds torch's
+                # code paths as warm as the judge's baselines, which run slot after slot the same way.
+                call = times.get("eager", claims[0])
+                self.K = self.batch_size(call)
+                self.warm = timing.cpu_warm_calls(call) if not self.on_gpu and self.K == 1 else 0
             if i >= warm:
                 for k, v in times.items():
-                    clean[k].append(v)
-                cal["claim"].append(claim)
+                    clean.setdefault(k, []).append(v)
+                cal["claim"].append(sum(claims) / len(claims))
+                cal["sum"].append(sum(claims))
                 cal["frame"].append(frame)
+                cal["write"].append(w_ms)
                 cal["deliver"].append(d_ms)
                 if idle is not None:
                     cal["idle"].append(idle)
-            if ref is not None:
+            if refs is not None:
                 # The task's own code in the candidate's process against the judge's reference of the same
                 # inputs: a task that does not reproduce itself across processes is said so here.
-                kind, m, _, detail = self.compare(ref, outs)
-                if kind != "ok":
-                    self.notes.append("the task's own code in the candidate's process differs from the judge's "
-                                      "reference (%s): the task does not reproduce itself at this tolerance" % detail)
-                    log(self.notes[-1])
-            del outs, ref
+                for ref, out in zip(refs, outs):
+                    kind, m, _, detail = self.compare(ref, out)
+                    if kind != "ok":
+                        self.notes.append("the task's own code in the candidate's process differs from the "
+                                          "judge's reference (%s): the task does not reproduce itself at this "
+                                          "tolerance" % detail)
+                        log(self.notes[-1])
+                        break
+            del outs, refs
         self.cal = cal
+        self.cal["K"] = self.K
         self.clean = clean
         self.checks.note_idle_baseline(cal["idle"])
         if "eager" in clean and cal["claim"]:
-            log("calibration: the task's own code through the runner %.4f ms, eager in the judge %.4f ms (medians); "
-                "plumbing %.4f ms" % (statistics.median(cal["claim"]), statistics.median(clean["eager"]),
-                                     statistics.median([f - c for f, c in zip(cal["frame"], cal["claim"])])))
+            log("calibration: %d call(s) a frame; the task's own code through the runner %.4f ms, eager in the "
+                "judge %.4f ms (medians); plumbing %.4f ms a frame" % (
+                    self.K, statistics.median(cal["claim"]), statistics.median(clean["eager"]),
+                    statistics.median([f - s for f, s in zip(cal["frame"], cal["sum"])])))
         self.calibrating = False
 
     # ---- the candidate -----------------------------------------------------------------------------------
@@ -715,18 +800,18 @@ class _Judge:
         fp64_ok = self.req.get("integrity", True) is not False
         err64_c = err64_r = None
         max_abs, mean_sum = None, 0.0
-        fp64_trials = FP64_TRIALS
         for trial, (inputs, ref) in enumerate(trials):
             if trial == 0:
                 ctx.set_phase("compiling")  # the first call pays Triton JIT / lazy builds
-            _, _, reply = self.framed_call(inputs, _fwd_seed(ctx, trial), "trial %d" % trial, ctx.phase,
-                                           check_side=True, timed=False)
+            _, _, _, reply = self.framed_call([inputs], _fwd_seed(ctx, trial), "trial %d" % trial, ctx.phase,
+                                              check_side=True)
             if trial == 0:
                 peak = reply.get("peak")
                 if isinstance(peak, (int, float)) and not isinstance(peak, bool) and 0 <= peak < 2 ** 50:
                     self.cand_peak = peak
                 ctx.set_phase("running")
-            outs, _ = self.take_inputs_and_outputs("trial %d" % trial, inputs)
+            outs, _ = self.take_inputs_and_outputs("trial %d" % trial, [inputs])
+            outs = outs[0]
             self.checks.note_idle(self.idle_ms())
             kind, m, mean, detail = self.compare(ref, outs)
             res["trials"] = trial + 1
@@ -737,7 +822,7 @@ class _Judge:
             max_abs = _nanmax(max_abs, m)
             mean_sum += mean or 0.0
             res["max_abs_err"], res["mean_abs_err"] = max_abs, mean_sum / (trial + 1)
-            if fp64_ok and trial < fp64_trials:
+            if fp64_ok and trial < FP64_TRIALS:
                 try:
                     got = self.fp64_check(trial, inputs, ref, outs)
                     if got is None:
@@ -766,54 +851,54 @@ class _Judge:
             self.res["candidate_peak_bytes"] = int(cand_peak + self.in_bytes + self.cand_model_bytes)
 
     def timed(self):
-        """Rounds of eager -> graph (the runner stopped) -> the candidate's framed call, each with a fresh
-        input set; warm-up rounds, one discarded round, then `repeat` rounds."""
+        """Warm-up rounds, one discarded round, then `repeat` rounds, each of the judge's baselines and a
+        framed batch of K calls of the candidate, every call on fresh inputs."""
         ctx, req, res = self.ctx, self.req, self.res
         warmup, repeat = _timing_counts(req, self.on_gpu)
-        checked = set(range(repeat)) if self.out_bytes * repeat <= CHECK_ALL_BYTES else \
+        checked = set(range(repeat)) if self.out_bytes * self.K * repeat <= CHECK_ALL_BYTES else \
             set(_sysrand.sample(range(repeat), min(repeat, CHECK_SAMPLE)))
         self.checked_timed = 0
         fp64_call = 1 + _sysrand.choice(sorted(checked)) if checked else -1
-        small = [self.fresh_inputs() for _ in range(repeat + 1 + warmup)] if not self.big else None
         if self.big:
+            if self.on_gpu:
+                torch.cuda.empty_cache()
             self.P = self.fresh_inputs()
+            self.PS = [self.P]
+            self.P_fresh = True
         fwd = _fwd_seed(ctx, 0)
-        base_times = {n: [] for n in self.fns}
-        claimed, framed, delivered = [], [], []
+        base_times = {}
+        claimed, framed, sums, writes, delivered = [], [], [], [], []
         for i in range(warmup + repeat + 1):
             rnd = i - warmup  # < 0: warm-up; 0: discarded; 1..repeat: timed
             check = rnd == 0 or (rnd > 0 and (rnd - 1) in checked)
-            values = small[i] if small is not None else (self.fresh_inputs() if i > 0 else None)
-            times, ref = self.baselines_once(fwd, keep_eager=check, values=values)
-            del values
-            if check and ref is None:
-                ref = self.reference(self.P, fwd)
-            what = "warm-up call" if rnd < 0 else "timed call %d" % rnd
-            c_ms, f_ms, _ = self.framed_call(self.P, fwd, what, "running")
-            if check:
-                outs, d_ms = self.take_inputs_and_outputs(what, self.P)
-            else:
-                outs, d_ms = self.take_outputs(what)
-            self.checks.note_idle(self.idle_ms())
+            what = "warm-up calls" if rnd < 0 else "timed calls %d" % rnd
+            times, claims, frame, w_ms, d_ms, idle, outs, refs = self.one_round(what, fwd, check, check)
+            self.checks.note_idle(idle)
             if rnd > 0:
                 for k, v in times.items():
-                    base_times[k].append(v)
-                claimed.append(c_ms)
-                framed.append(f_ms)
+                    base_times.setdefault(k, []).append(v)
+                claimed.append(sum(claims) / len(claims))
+                sums.append(sum(claims))
+                framed.append(frame)
+                writes.append(w_ms)
                 delivered.append(d_ms)
             if check:
-                kind, m, _, detail = self.compare(ref, outs)
-                if kind != "ok":
-                    res["failing_trial"] = -1
-                    raise Failure("wrong_result" if kind == "wrong" else "shape_mismatch",
-                                  "%s: %s (right in all %d correctness trials: the candidate behaves differently "
-                                  "once it is timed)" % (what, detail, res["trials"]))
-                res["max_abs_err"] = _nanmax(res["max_abs_err"], m)
+                if refs is None:
+                    refs = [self.reference(self.slot_inputs(k), fwd) for k in range(self.K)]
+                for k, (ref, out) in enumerate(zip(refs, outs)):
+                    kind, m, _, detail = self.compare(ref, out)
+                    if kind != "ok":
+                        res["failing_trial"] = -1
+                        raise Failure("wrong_result" if kind == "wrong" else "shape_mismatch",
+                                      "%s, call %d of %d: %s (right in all %d correctness trials: the candidate "
+                                      "behaves differently once it is timed)" % (what, k + 1, self.K, detail,
+                                                                                res["trials"]))
+                    res["max_abs_err"] = _nanmax(res["max_abs_err"], m)
                 if rnd >= 0:
-                    self.checked_timed += 1
+                    self.checked_timed += self.K
                 if rnd == fp64_call and self.err64 is not None:
                     try:
-                        got = self.fp64_check(0, self.P, ref, outs, fwd_seed=fwd)
+                        got = self.fp64_check(0, self.slot_inputs(0), refs[0], outs[0], fwd_seed=fwd)
                     except BaseException as e:
                         got = None
                         log("no fp64 comparison of %s: %s" % (what, one_line(e)))
@@ -821,7 +906,7 @@ class _Judge:
                         self.err64 = (_nanmax(self.err64[0], got[0]), _nanmax(self.err64[1], got[1]))
                         res["max_abs_err_fp64"] = self.err64[0]
                         self.checks.note_precision(self.err64[0], self.err64[1], self.out_scale)
-            del outs, ref
+            del outs, refs
         if self.big and getattr(self, "graph_wanted", False):
             self.graph_block("beside")
             if self.graph_blocks.get("beside"):
@@ -829,11 +914,14 @@ class _Judge:
                 self.clean["graph"] = self.graph_blocks.get("clean", [])
                 self.notes.append("the CUDA graph was timed in rounds of its own before and after the "
                                   "candidate's (big task)")
-        self.report_times(base_times, claimed, framed, delivered)
+        if self.K > 1:
+            self.notes.append("%d calls a frame (each timed on its own; the judge's clock checks them together)"
+                              % self.K)
+        self.report_times(base_times, claimed, framed, sums, writes, delivered)
         report = self.ask({"cmd": "report"})
         self.checks.note_runner(report)
 
-    def report_times(self, base_times, claimed, framed, delivered):
+    def report_times(self, base_times, claimed, framed, sums, writes, delivered):
         res, clean = self.res, self.clean
         beside = {n: timing.stats(v) for n, v in base_times.items() if v}
         for n, v in base_times.items():
@@ -848,7 +936,7 @@ class _Judge:
                 self.notes.append("%s rounds beside the candidate were slower than every round before it was "
                                   "imported: counted at most %.4f ms, the slowest of those" % (n, cap))
             res[n] = timing.stats(v)
-        res["candidate"] = timing.stats(self.checks.note_timing(claimed, framed, delivered, self.cal))
+        res["candidate"] = timing.stats(self.checks.note_timing(claimed, framed, sums, writes, delivered, self.cal))
         if self.checks.refused_clock():
             self.notes.append("the candidate's own clock was refused; its time is the judge's frame less the "
                               "calibrated plumbing")
@@ -915,7 +1003,7 @@ class _LazyTrials:
             pair = (inputs, j.reference(inputs, _fwd_seed(j.ctx, t)))
             del inputs
             if t == 0:
-                j.P = None  # trial 0's inputs were the timed inputs: gone with the trial
+                j.P, j.PS = None, []  # trial 0's inputs were the timed inputs: gone with the trial
             yield pair
             del pair
 

@@ -28,6 +28,21 @@ from .failures import Failure, classify, one_line
 from .integrity import storage_ptr, timers_snapshot, tf32_flags
 from .loader import import_file, seed_all
 
+MAX_BATCH = 256  # calls in one framed batch (the judge's limit is lower)
+SNAPSHOT = 1 << 20  # elements of a big output kept for the side-stream check
+
+
+def _snapshot(x):
+    """A copy of an output for the side-stream check: whole, or a strided sample of a big one (a 6 GB
+    output must not be copied whole in the candidate's process)."""
+    if not isinstance(x, torch.Tensor):
+        return x
+    if x.numel() > SNAPSHOT:
+        flat = x.detach().reshape(-1)
+        return flat[::max(1, flat.numel() // SNAPSHOT)].clone()
+    return x.detach().clone()
+
+
 # Taken before any candidate is imported: a candidate that replaces torch.cuda.synchronize still gets
 # a real device-wide wait from the runner (it can patch these names too, but then its own claims are
 # what it corrupts, and the judge's clock and checks stay).
@@ -44,6 +59,7 @@ class Runner:
         self.m_clock = None
         self.m_last = None
         self.m_lastInputs = []
+        self.m_own = {}
         self.m_candidate = None
         self.m_needsGpu = False
         self.m_phase = "loading_candidate"
@@ -107,64 +123,76 @@ class Runner:
         return {"ok": True, "model_bytes": int(size)}
 
     def call(self, msg):
-        """One forward on the inputs the judge put in the arena (views: the same storage every call, new
-        values each time, so a cache keyed on the input's address serves stale answers)."""
+        """Forward on each input set the judge put in the arena, back to back (`layouts`: one per call; a
+        batch when one call is too short for the judge's frame to verify alone). Views of the arena on a
+        GPU, this process's own copies on a CPU: the same storage every time, new values each time, so a
+        cache keyed on the input's address serves stale answers. Replies each call's time by the Clock."""
         if self.m_model is None:
             raise Failure("crash", "call before a model was loaded")
-        inputs = self._own(self.m_arena.read(msg["layout"]))
+        layouts = msg["layouts"] if "layouts" in msg else [msg["layout"]]
+        if not isinstance(layouts, list) or not 1 <= len(layouts) <= MAX_BATCH:
+            raise LayoutError("a batch of %r calls" % (len(layouts) if isinstance(layouts, list) else layouts))
         model = self.m_model
         self.m_phase = msg.get("phase", self.m_phase)
         check_side = bool(msg.get("check_side_stream")) and self.m_device.type == "cuda"
         self.m_last = None
-        strict_fp32()
-        seed_all(int(msg["seed"]))
         cuda = self.m_device.type == "cuda"
         side = []
 
         def after_end(out):
             if check_side:
                 torch.cuda.current_stream().synchronize()
-                side.append([x.detach().clone() if isinstance(x, torch.Tensor) else x for x in flatten(out)])
+                side.append([_snapshot(x) for x in flatten(out)])
 
+        times, flats, ins = [], [], []
         with torch.no_grad():
             if cuda:
                 torch.cuda.reset_peak_memory_stats()
                 before = torch.cuda.memory_allocated()
-            ms, out = self.m_clock.span(lambda: model(*inputs), after_end, inputs)
-            flat = flatten(out)
+            for k, layout in enumerate(layouts):
+                inputs = self._own(k, self.m_arena.read(layout))
+                strict_fp32()
+                seed_all(int(msg["seed"]))
+                ms, out = self.m_clock.span(lambda: model(*inputs), after_end, inputs)
+                times.append(ms)
+                flats.append(flatten(out))
+                ins.append(inputs)
+                del out
             peak = torch.cuda.max_memory_allocated() - before if cuda else -1
-        if side and not all(_equal_nan(a, b) for a, b in zip(side[0], flat)):
+        if side and not all(_equal_nan(a, _snapshot(b)) for a, b in zip(side[0], flats[0])):
             self.m_obs["side_stream"].append(
                 "%s: output changed after a device-wide synchronize; it was not complete when the current "
                 "stream was" % msg.get("what", "call"))
-        self.m_last = flat
-        self.m_lastInputs = inputs
+        self.m_last = flats
+        self.m_lastInputs = ins
         self._note_tf32()
-        return {"ok": True, "ms": ms, "peak": peak}
+        return {"ok": True, "ms": times if "layouts" in msg else times[0], "peak": peak}
 
-    def _own(self, views):
+    def _own(self, k, views):
         """On a CPU the forward reads this process's own copy of the inputs (the same tensors every call,
         new values each time), as the judge's baselines read the judge's own: a forward on memory another
         core just wrote measures 15-30% slower than on memory this core copied, whoever's code it is. On
         a GPU the forward reads the arena itself (device memory, flushed from L2 for everyone)."""
         if self.m_device.type == "cuda":
             return views
-        old = getattr(self, "m_own", None)
+        own = self.m_own
+        old = own.get(k)
         if old is not None and len(old) == len(views) and all(
                 isinstance(a, torch.Tensor) == isinstance(b, torch.Tensor)
                 and (not isinstance(a, torch.Tensor) or (a.shape == b.shape and a.dtype == b.dtype))
                 for a, b in zip(old, views)):
-            self.m_own = [a.copy_(b) if isinstance(a, torch.Tensor) else b for a, b in zip(old, views)]
+            own[k] = [a.copy_(b) if isinstance(a, torch.Tensor) else b for a, b in zip(old, views)]
         else:
-            self.m_own = [b.clone() if isinstance(b, torch.Tensor) else b for b in views]
-        return self.m_own
+            own[k] = [b.clone() if isinstance(b, torch.Tensor) else b for b in views]
+        return own[k]
 
     def warm(self, msg):
-        """Untimed calls on what the arena holds now (the previous call's inputs: the judge writes the next
-        ones afterwards), so the timed call finds torch's code paths warm in this process too (CPU)."""
+        """Untimed calls on what this process holds now (the previous call's inputs: the judge writes the next
+        ones afterwards, the runner frozen), so the timed call finds torch's code paths warm in this process
+        as the judge's baseline finds them in its own (CPU; see timing.cpu_warm_calls)."""
         if self.m_model is None:
             raise Failure("crash", "warm-up before a model was loaded")
-        inputs = getattr(self, "m_own", None) if self.m_device.type != "cuda" else None
+        inputs = self.m_own.get(0) if self.m_device.type != "cuda" else None
         inputs = inputs or self.m_arena.read(msg["layout"])
         with torch.no_grad():
             for _ in range(max(0, min(int(msg.get("n", 0)), 8))):
@@ -173,34 +201,41 @@ class Runner:
         return {"ok": True}
 
     def deliver(self, msg):
-        """The last call's outputs, copied into the arena from `base` (after a device-wide synchronize:
-        whatever stream the candidate used, the copy sees finished outputs)."""
+        """The last calls' outputs, each copied into the arena from its base (`bases`, one per call) after a
+        device-wide synchronize: whatever stream the candidate used, the copy sees finished outputs. On a
+        CPU (`inputs_back`) the copies of the inputs the forwards read go back where the judge wrote them,
+        for its mutation check (`in_bases`)."""
         if self.m_last is None:
             raise Failure("runtime_error", "no output to deliver")
-        values = []
-        for k, v in enumerate(self.m_last):
-            if isinstance(v, torch.Tensor) or v is None or isinstance(v, (bool, int, float, str)):
-                values.append(v)
-            else:
-                raise Failure("shape_mismatch", "output %d is a %s, not a tensor" % (k, type(v).__name__))
-        in_ptrs = {storage_ptr(x): i for i, x in enumerate(self.m_lastInputs) if isinstance(x, torch.Tensor)}
-        for k, v in enumerate(values):
-            if isinstance(v, torch.Tensor) and storage_ptr(v) in in_ptrs and storage_ptr(v) != 0:
-                self.m_obs["alias"].append("%s: output %d shares storage with input %d"
-                                           % (msg.get("what", "call"), k, in_ptrs[storage_ptr(v)]))
+        bases = msg["bases"] if "bases" in msg else [msg.get("base", 0)]
+        if not isinstance(bases, list) or len(bases) != len(self.m_last):
+            raise LayoutError("%r bases for %d calls" % (bases, len(self.m_last)))
         if self.m_device.type == "cuda":
             _synchronize()
-        try:
-            layout = self.m_arena.write(values, base=int(msg.get("base", 0)))
-        except LayoutError as e:
-            raise Failure("shape_mismatch", "the outputs do not fit where the reference's go: %s" % e)
+        layouts = []
+        for c, (flat, inputs, base) in enumerate(zip(self.m_last, self.m_lastInputs, bases)):
+            values = []
+            for k, v in enumerate(flat):
+                if isinstance(v, torch.Tensor) or v is None or isinstance(v, (bool, int, float, str)):
+                    values.append(v)
+                else:
+                    raise Failure("shape_mismatch", "output %d is a %s, not a tensor" % (k, type(v).__name__))
+            in_ptrs = {storage_ptr(x): i for i, x in enumerate(inputs) if isinstance(x, torch.Tensor)}
+            for k, v in enumerate(values):
+                if isinstance(v, torch.Tensor) and storage_ptr(v) in in_ptrs and storage_ptr(v) != 0:
+                    self.m_obs["alias"].append("%s: output %d shares storage with input %d"
+                                               % (msg.get("what", "call"), k, in_ptrs[storage_ptr(v)]))
+            try:
+                layouts.append(self.m_arena.write(values, base=int(base)))
+            except LayoutError as e:
+                raise Failure("shape_mismatch", "the outputs do not fit where the reference's go: %s" % e)
         if msg.get("inputs_back") and self.m_device.type != "cuda":
-            # The CPU's own copy of the inputs, back where the judge wrote them, for its mutation check.
-            self.m_arena.write([x for x in self.m_lastInputs], base=0)
+            for inputs, base in zip(self.m_lastInputs, msg.get("in_bases") or [0]):
+                self.m_arena.write(list(inputs), base=int(base))
         if self.m_device.type == "cuda":
             _synchronize()
         self.m_last = None
-        return {"ok": True, "layout": layout}
+        return {"ok": True, "layouts": layouts} if "bases" in msg else {"ok": True, "layout": layouts[0]}
 
     def report(self, _msg):
         patched = [n for n, fn in timers_snapshot().items() if self.m_timers and self.m_timers.get(n) is not fn]
@@ -226,7 +261,7 @@ class Runner:
             except wire_mod.WireError:
                 return 0
             cmd = msg.get("cmd")
-            # After a warm-up the next call is due at once: wait for it awake, as the judge's baseline does.
+            # After a warm-up the call is due at once: wait for it awake, as the judge's baseline runs awake.
             spin = 0.005 if cmd == "warm" else 0.0
             if cmd == "exit":
                 return 0
@@ -261,6 +296,7 @@ def main(fd):
     sys.stdout = os.fdopen(1, "w", buffering=1, closefd=False)
     sock = socket.socket(fileno=fd)
     w = wire_mod.Wire(sock)
+    timing.steady_allocator()
     cuda = False
     try:
         cuda = bool(torch.cuda.is_available())
