@@ -26,6 +26,7 @@ runner's clock is the plumbing, measured like with like, with real data of the t
 - the runner is stopped (frozen) while the judge times its baselines and works on the outputs; the
   baselines beside the candidate are compared with the calibration rounds' (integrity.baseline_interference).
 """
+import gc
 import math
 import os
 import random
@@ -638,6 +639,8 @@ class _Judge:
             self.ask({"cmd": "warm", "layout": self.in_layouts[0], "n": self.warm})
         if self.on_gpu:
             self.stop_runner()  # see the docstring; on a CPU the runner sleeps in its channel (below)
+        collecting = gc.isenabled()
+        gc.disable()  # a collection of the judge's many objects is no part of the plumbing
         t0 = time.perf_counter()
         try:
             layouts = [self.arena.write(s, base=k * self.in_slot) for k, s in enumerate(sets)]
@@ -653,6 +656,8 @@ class _Judge:
         reply = self.ask({"cmd": "call", "layouts": layouts, "seed": fwd_seed, "what": what, "phase": phase,
                           "check_side_stream": check_side})
         frame = (time.perf_counter() - t0) * 1000.0
+        if collecting:
+            gc.enable()
         self.in_layouts = layouts
         ms = reply.get("ms")
         if not isinstance(ms, list) or len(ms) != len(sets):
@@ -920,6 +925,13 @@ class _Judge:
         self.report_times(base_times, claimed, framed, sums, writes, delivered)
         report = self.ask({"cmd": "report"})
         self.checks.note_runner(report)
+        if self.on_gpu:
+            # Where the device's memory went (the GPU check reads these lines): the judge's allocator, the
+            # candidate's (its own report), the shared arena.
+            log("memory: judge reserved at most %.2f GiB, candidate's process %s GiB, arena %.2f GiB" % (
+                torch.cuda.max_memory_reserved() / 2 ** 30,
+                "%.2f" % (report["max_reserved"] / 2 ** 30) if isinstance(report.get("max_reserved"), int) else "?",
+                self.arena.size / 2 ** 30))
 
     def report_times(self, base_times, claimed, framed, sums, writes, delivered):
         res, clean = self.res, self.clean
