@@ -1,0 +1,70 @@
+# SPDX-License-Identifier: MIT
+"""The judge's timing rules on a loaded CPU. The test command runs ctest -j 2 on a 2-core machine, and a
+person's machine is rarely idle: with an extra CPU-bound process beside the evaluations for the whole
+test, the honest copies of the bundled tasks (`Model` renamed `ModelNew`) must come back ok, with no
+error or critical integrity flag, near 1x eager; and the catalogue's cheats aimed at speed must still come
+back caught or without gain. Runs alone (RUN_SERIAL, tests/python/CMakeLists.txt): the load is its own.
+"""
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from conftest import DATA, ROOT, checks, cli
+
+HONEST = ["level1/1_ReLU.py", "level1/2_Softmax.py", "level1/3_Matmul.py", "level2/1_Linear_GELU_Scale.py"]
+SPEED_CHEATS = ["patch_clock_slow_work.py", "deferred_to_delivery.py", "lazy_in_delivery_patched_clock.py",
+                "slow_ping_calibration.py"]
+# An honest copy is ~1x; under an added load its figure may wander, but far less than this. The bounds
+# catch a judge that refuses or halves honest work under load (0.06-0.55x before the GPU-first judge).
+HONEST_RANGE = (0.6, 1.7)
+
+
+@pytest.fixture(scope="module")
+def burner():
+    p = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    yield p
+    p.kill()
+    p.wait()
+
+
+def own_copy(task, tmp_path):
+    with open(os.path.join(ROOT, "tasks", task)) as f:
+        src = f.read()
+    dst = tmp_path / ("own_" + os.path.basename(task))
+    dst.write_text(re.sub(r"super\(\s*Model\s*,", "super(ModelNew,", re.sub(r"\bclass Model\b", "class ModelNew", src)))
+    return str(dst)
+
+
+def flagged(r):
+    return [v["detector"] for v in r["runtime_checks"] if v["outcome"] == "yes" and v["severity"] in ("error", "critical")]
+
+
+@pytest.mark.parametrize("task", HONEST)
+def test_honest_copy_under_load(burner, torch_python, task, tmp_path):
+    assert burner.poll() is None
+    rc, r, err = cli("eval", os.path.join(ROOT, "tasks", task), own_copy(task, tmp_path), "--device", "cpu")
+    assert r is not None, err[-2000:]
+    assert r["status"] == "ok", (r["status"], r["reason"])
+    assert not flagged(r), "%s flagged under load: %s\n%s" % (task, flagged(r), checks(r))
+    x = r["eager"]["median_ms"] / r["candidate"]["median_ms"]
+    assert HONEST_RANGE[0] < x < HONEST_RANGE[1], "%s: honest copy at %.2fx eager under load: %s" % (task, x, r["reason"])
+
+
+@pytest.mark.parametrize("name", SPEED_CHEATS)
+def test_speed_cheat_under_load(burner, torch_python, name):
+    assert burner.poll() is None
+    path = os.path.join(DATA, "cheats", name)
+    with open(path) as f:
+        task = re.search(r"Task: (\S+)", f.read(600)).group(1)
+    rc, r, err = cli("eval", os.path.join(ROOT, "tasks", task), path, "--device", "cpu", "--trials", "3",
+                     "--warmup", "1", "--repeat", "6")
+    assert r is not None, err[-2000:]
+    if r["status"] != "ok" or flagged(r):
+        return
+    fastest = r["eager"]["min_ms"] / r["candidate"]["min_ms"]
+    median = r["eager"]["median_ms"] / r["candidate"]["median_ms"]
+    assert fastest < 2.0 and median < 2.5, "%s came back clean at %.2fx eager under load (fastest %.2fx): %s\n%s" % (
+        name, median, fastest, r["reason"], checks(r))
