@@ -245,9 +245,28 @@ class JudgeChecks:
             self.m_timing = ("no", "the candidate's clock agrees with the judge's frames (%.4f ms beyond it, the "
                                    "task's own code %.4f ms)" % (o_med, oc_med), ev)
         d_med, d_min = statistics.median(delivered), min(delivered)
+        d_mad = statistics.median([abs(x - dc_med) for x in d_cal])
+        # Each call's frame and its delivery together, against the calibration's: work a call hides goes
+        # somewhere, outside its claim in the frame or into the delivery; a candidate that splits its calls
+        # (some hide work in the frame, others in the delivery, one honest call setting every minimum) is
+        # seen here, since it must hide work in most of its calls to lower the median it is judged by.
+        excess = [f - s - w - oc_med + max(0.0, d - dc_med - 2.0 * d_mad)
+                  for f, s, w, d in zip(framed, sums, writes, delivered)]
+        excess_cal = [f - s - w - oc_med + max(0.0, d - dc_med - 2.0 * d_mad)
+                      for f, s, w, d in zip(cal["frame"], cal["sum"], cal["write"], d_cal)] or [0.0]
+        ec_med = statistics.median(excess_cal)
+        e_mad = statistics.median([abs(x - ec_med) for x in excess_cal])
+        slack_comb = max(0.3 if gpu else 0.2, 3.0 * e_mad) + 0.05 * s_med
+        e_med = statistics.median(excess)
+        ev.append("frame and delivery beyond the plumbing, per frame: median %.4f ms; the task's own code's %.4f ms "
+                  "(allowance %.4f ms)" % (e_med, ec_med, slack_comb))
+        if self.m_timing[0] != "yes" and e_med > ec_med + slack_comb:
+            self.m_timing = ("yes", "most of the candidate's frames and deliveries carry %.4f ms beyond its clock and the "
+                                    "plumbing (median), the task's own code's %.4f ms: work was hidden outside the "
+                                    "candidate's clock, which is refused" % (e_med, ec_med), ev)
+            refused = [(s + max(0.0, x)) / K for s, x in zip(sums, excess)]
         ev2 = ["output delivery: fastest %.3f ms, median %.3f ms; the task's own code's: fastest %.3f ms, median "
                "%.3f ms" % (d_min, d_med, dc_min, dc_med)]
-        d_mad = statistics.median([abs(x - dc_med) for x in d_cal])
         # Minima against minima with a fixed floor (a loaded machine delays some deliveries, not the fastest),
         # medians with room for the deliveries' own noise.
         floor_min = max(0.2 if gpu else 0.5, 0.05 * s_min)
