@@ -9,6 +9,9 @@ import os
 import sys
 
 if __name__ == "__main__":
+    # Idle OpenMP threads sleep instead of spinning, in the judge as in the candidate's runner (set before
+    # torch is imported): the same threads' behaviour on both sides of a comparison.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     # The package next to this script, whatever the current directory is.
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from kwb_worker.cli import main

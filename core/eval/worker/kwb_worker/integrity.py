@@ -10,6 +10,7 @@ was caught, "no" (severity info) when the check passed, "cannot_tell" when it co
 (e.g. integrity.side_stream on a CPU run, or integrity.precision when the fp64 reference failed).
 A failure before the candidate ran (syntax error, ...) gives no verdicts at all.
 """
+import math
 import statistics
 import sys
 import time
@@ -123,6 +124,7 @@ class JudgeChecks:
         self.m_interference = None
         self.m_ranCandidate = False
         self.m_idle = []  # the judge's tiny kernel after each of the candidate's deliveries (ms)
+        self.m_cpuRefused = None
         self.m_idleBase = []
 
     # ---- evidence, fed by the judge ---------------------------------------------------------------
@@ -179,7 +181,7 @@ class JudgeChecks:
         clean["tf32_changed"] = tf
         self.m_runner = clean
 
-    def note_timing(self, claimed, framed, sums, writes, delivered, cal):
+    def note_timing(self, claimed, framed, sums, writes, delivered, cal, cpus=None):
         """Compares the runner's clock with the judge's frames, like with like. Each frame holds a batch of
         calls (cal["K"] of them: enough that the batch is long next to the plumbing's noise); `sums` are the
         runner's claims for the whole batch, `writes` the judge's own writing of the inputs inside the frame
@@ -201,7 +203,12 @@ class JudgeChecks:
         # and goes between the calibration and the candidate's rounds. For a call shorter than
         # CPU_CHECK_MIN_MS only the fastest frame and the fastest delivery are judged, each with that much
         # room: work hidden in every call beyond it is caught, work hidden in some calls is not (PROTOCOL.md).
-        coarse = not gpu and call_cal < CPU_CHECK_MIN_MS
+        # On a CPU, medians of wall-clock frames follow the machine's load more than the candidate (load that
+        # comes and goes between the calibration and the candidate's rounds moved them by 4 ms on a CI
+        # machine): only the fastest frame and delivery are judged by the wall clock there, and the median
+        # by the candidate's CPU time (below), which waiting for a core does not add to.
+        coarse = not gpu
+        short = not gpu and call_cal < CPU_CHECK_MIN_MS
         over = [f - s - w for f, s, w in zip(framed, sums, writes)]
         over_cal = [f - s - w for f, s, w in zip(cal["frame"], cal["sum"], cal["write"])] or [0.0]
         oc_min, oc_med = min(over_cal), statistics.median(over_cal)
@@ -218,7 +225,7 @@ class JudgeChecks:
             slack_min = max(0.1, 1.5 * mad) + 0.03 * s_min
             slack_med = max(0.3, 3.0 * mad) + 0.05 * s_med
         else:
-            slack_min = max(CPU_CHECK_MIN_MS if coarse else 0.3, mad) + 0.05 * s_min
+            slack_min = max(CPU_CHECK_MIN_MS if short else 0.3, mad) + 0.05 * s_min
             slack_med = max(0.6, 3.0 * mad) + 0.05 * s_med
         d_cal = cal.get("deliver") or [0.0]
         dc_med, dc_min = statistics.median(d_cal), min(d_cal)
@@ -268,9 +275,12 @@ class JudgeChecks:
         e_med = statistics.median(excess)
         ev.append("frame and delivery beyond the plumbing, per frame: median %.4f ms; the task's own code's %.4f ms "
                   "(allowance %.4f ms)" % (e_med, ec_med, slack_comb))
-        if coarse:
-            ev.append("a call of %.4f ms on a CPU: only the fastest frame and delivery are judged, with %.1f ms of room"
+        if short:
+            ev.append("a call of %.4f ms on a CPU: the fastest frame and delivery are judged with %.1f ms of room"
                       % (call_cal, CPU_CHECK_MIN_MS))
+        self.cpu_rule(claimed, sums, cpus, cal, K, ev)
+        if self.m_timing[0] == "yes" and self.m_cpuRefused is not None:
+            refused = self.m_cpuRefused
         if self.m_timing[0] != "yes" and e_med > ec_med + slack_comb and not coarse:
             self.m_timing = ("yes", "most of the candidate's frames and deliveries carry %.4f ms beyond its clock and the "
                                     "plumbing (median), the task's own code's %.4f ms: work was hidden outside the "
@@ -280,7 +290,7 @@ class JudgeChecks:
                "%.3f ms" % (d_min, d_med, dc_min, dc_med)]
         # Minima against minima with a fixed floor (a loaded machine delays some deliveries, not the fastest),
         # medians with room for the deliveries' own noise.
-        floor_min = max(0.2 if gpu else (CPU_CHECK_MIN_MS if coarse else 0.5), 0.05 * s_min)
+        floor_min = max(0.2 if gpu else (CPU_CHECK_MIN_MS if short else 0.5), 0.05 * s_min)
         floor = max(0.3 if gpu else 1.0, 0.1 * s_med, 0.0 if gpu else 3.0 * d_mad)
         slow = []
         if d_min > 1.5 * dc_min + floor_min:
@@ -295,6 +305,36 @@ class JudgeChecks:
         else:
             self.m_deferred = ("no", "delivering the outputs cost what it costs the task's own code", ev2)
         return refused
+
+    def cpu_rule(self, claimed, sums, cpus, cal, K, ev):
+        """(CPU) The candidate's CPU time per frame, every process and thread of its from the frame's start to
+        the end of its delivery, against what its calls can account for: the plumbing's CPU time (dry frames
+        of the calibration, whose forward does nothing) plus the claims times the CPUs it may use. Honest work
+        never exceeds that, however it is threaded and however loaded the machine (waiting for a core is not
+        CPU time); work hidden outside the calls does, beyond the calls' own length on a single thread."""
+        self.m_cpuRefused = None
+        dry = [x for x in (cal.get("cpu_dry") or []) if x is not None]
+        if self.m_onGpu or not cpus or any(c is None for c in cpus) or not dry:
+            return
+        p = statistics.median(dry)
+        # How many CPUs a call may keep busy: those it may run on, but at most twice as many as the task's own
+        # code kept busy in the calibration (and at least 2), so that a many-core machine does not become room
+        # for hidden work.
+        used = [(c - p) / s for c, s in zip(cal.get("cpu") or [], cal.get("sum") or []) if c is not None and s > 0]
+        u_cal = statistics.median(used) if used else 1.0
+        n = max(1, min(int(cal.get("cpus") or 1), max(2, int(math.ceil(2.0 * u_cal)))))
+        p_mad = statistics.median([abs(x - p) for x in dry])
+        over = [c - p - n * s for c, s in zip(cpus, sums)]
+        o_med = statistics.median(over)
+        s_med = statistics.median(sums)
+        slack = max(0.2, 3.0 * p_mad) + 0.05 * s_med
+        ev.append("the candidate's CPU time per frame beyond the plumbing's (%.4f ms) and %d CPUs times its claims: "
+                  "median %.4f ms (allowance %.4f ms)" % (p, n, o_med, slack))
+        if self.m_timing[0] != "yes" and o_med > slack:
+            self.m_timing = ("yes", "the candidate's processes used %.4f ms of CPU a frame (median) beyond the plumbing "
+                                    "and what %d CPUs could do in the time its clock claims: work was hidden outside "
+                                    "its clock, which is refused" % (o_med, n), ev)
+            self.m_cpuRefused = [(s + max(0.0, o)) / K for s, o in zip(sums, over)]
 
     def note_idle(self, ms):
         """The judge's tiny kernel after a delivery, the runner stopped (GPU; None on a CPU)."""

@@ -61,6 +61,7 @@ CAL_ROUNDS = {"gpu": (2, 10), "gpu_big": (1, 8), "cpu": (1, 6)}
 BATCH_TARGET_MS = {True: 3.0, False: 0.0}
 BATCH_MAX = {True: 64, False: 1}
 BATCH_BYTES = 256 << 20
+DRY_FRAMES = 5  # (CPU) calibration frames with a forward that does nothing: the plumbing's CPU time
 _sysrand = random.SystemRandom()
 
 _runner = None  # the pre-started runner of this worker process
@@ -176,6 +177,7 @@ class _Judge:
         self.clock = timing.Clock(ctx.device)
         self.in_layouts = []
         self.K = 1  # calls a frame (batch_size)
+        self.cpu0 = self.cpu_frame = None
         self.device_draws = True
         self.warm = 0  # (CPU) untimed calls before each timed one, judge and runner alike (timing.cpu_warm_calls)
         self.PS = []
@@ -393,6 +395,8 @@ class _Judge:
         self.big = self.in_bytes > BIG
         ref0 = self.reference(first, _fwd_seed(ctx, 0), measure=True)
         self.out_bytes = self.out_bytes_of(ref0)
+        self.out_shapes = [{"shape": list(x.shape), "dtype": str(x.dtype).replace("torch.", "")}
+                           for x in ref0 if isinstance(x, torch.Tensor)]
         self.big = self.in_bytes + self.out_bytes > BIG
         self.res["reference_peak_bytes"] = self.ref_peak
         probe_inputs = [x.detach().cpu() if isinstance(x, torch.Tensor) else x for x in first] if not self.big else None
@@ -629,7 +633,7 @@ class _Judge:
             raise Failure("internal_error", "a baseline failed while timing: %s" % one_line(e))
         return {n: sum(v) / len(v) for n, v in times.items()}, (refs if keep_eager and self.fns else None)
 
-    def framed_call(self, sets, fwd_seed, what, phase, check_side=False, warm=False):
+    def framed_call(self, sets, fwd_seed, what, phase, check_side=False, warm=False, dry=False):
         """Calls of the runner's forward, one per input set, back to back in one frame of the judge's wall
         clock. The input sets are written into the runner's arena inside the frame while the runner and
         everything it started are frozen: nothing of them exists where the candidate can see it before the
@@ -638,7 +642,8 @@ class _Judge:
         if warm and self.warm and self.in_layouts:
             self.ask({"cmd": "warm", "layout": self.in_layouts[0], "n": self.warm})
         if self.on_gpu:
-            self.stop_runner()  # see the docstring; on a CPU the runner sleeps in its channel (below)
+            self.stop_runner()
+        self.cpu0 = self.runner.cpu_ms() if not self.on_gpu else None
         collecting = gc.isenabled()
         gc.disable()  # a collection of the judge's many objects is no part of the plumbing
         t0 = time.perf_counter()
@@ -653,8 +658,12 @@ class _Judge:
             self.clock.flusher.flush()
             timing._synchronize()
         self.continue_runner()
-        reply = self.ask({"cmd": "call", "layouts": layouts, "seed": fwd_seed, "what": what, "phase": phase,
-                          "check_side_stream": check_side})
+        msg = {"cmd": "call", "layouts": layouts, "seed": fwd_seed, "what": what, "phase": phase,
+               "check_side_stream": check_side}
+        if dry:
+            msg["dry"] = True
+            msg["dry_out"] = self.out_shapes
+        reply = self.ask(msg)
         frame = (time.perf_counter() - t0) * 1000.0
         if collecting:
             gc.enable()
@@ -738,8 +747,17 @@ class _Judge:
             outs, d_ms = self.take_inputs_and_outputs(what, sets)
         else:
             outs, d_ms = self.take_outputs(what, self.K)
+        self.cpu_frame = self.cpu_since_frame()
         idle = self.idle_ms()
         return times, claims, frame, w_ms, d_ms, idle, outs, refs
+
+    def cpu_since_frame(self):
+        """(CPU) The candidate's CPU time from the frame's start to the end of its delivery, the runner
+        frozen at both ends: every process and thread of its, whatever it did, by the kernel's account."""
+        if self.on_gpu or self.cpu0 is None:
+            return None
+        now = self.runner.cpu_ms()
+        return None if now is None else now - self.cpu0
 
     def calibrate(self, task_copy):
         """Rounds with the task's own Model in the runner, before any candidate code exists there: the
@@ -751,7 +769,7 @@ class _Judge:
         self.ask({"cmd": "calibrate", "task": task_copy, "init": list(ctx.init_inputs), "seed": ctx.seed})
         warm, n = CAL_ROUNDS["cpu" if not self.on_gpu else ("gpu_big" if self.big else "gpu")]
         fwd = _fwd_seed(ctx, 0)
-        cal = {"claim": [], "sum": [], "frame": [], "write": [], "deliver": [], "idle": []}
+        cal = {"claim": [], "sum": [], "frame": [], "write": [], "deliver": [], "idle": [], "cpu": [], "cpu_dry": []}
         clean = {}
         self.K = 1
         for i in range(warm + n):
@@ -773,6 +791,7 @@ class _Judge:
                 cal["frame"].append(frame)
                 cal["write"].append(w_ms)
                 cal["deliver"].append(d_ms)
+                cal["cpu"].append(self.cpu_frame)
                 if idle is not None:
                     cal["idle"].append(idle)
             if refs is not None:
@@ -787,8 +806,17 @@ class _Judge:
                         log(self.notes[-1])
                         break
             del outs, refs
+        if not self.on_gpu:
+            # Frames whose forward does nothing (a copy of its first input), through the same steps: what the
+            # candidate's process spends on the plumbing, in CPU time (integrity.timing_disagreement, CPU).
+            for _ in range(DRY_FRAMES):
+                sets = [self.slot_inputs(k) for k in range(self.K)]
+                self.framed_call(sets, fwd, "dry call", "loading_candidate", warm=True, dry=True)
+                self.take_outputs("dry call", self.K)
+                cal["cpu_dry"].append(self.cpu_since_frame())
         self.cal = cal
         self.cal["K"] = self.K
+        self.cal["cpus"] = self.runner.cpus()
         self.clean = clean
         self.checks.note_idle_baseline(cal["idle"])
         if "eager" in clean and cal["claim"]:
@@ -872,7 +900,7 @@ class _Judge:
             self.P_fresh = True
         fwd = _fwd_seed(ctx, 0)
         base_times = {}
-        claimed, framed, sums, writes, delivered = [], [], [], [], []
+        claimed, framed, sums, writes, delivered, cpus = [], [], [], [], [], []
         for i in range(warmup + repeat + 1):
             rnd = i - warmup  # < 0: warm-up; 0: discarded; 1..repeat: timed
             check = rnd == 0 or (rnd > 0 and (rnd - 1) in checked)
@@ -887,6 +915,7 @@ class _Judge:
                 framed.append(frame)
                 writes.append(w_ms)
                 delivered.append(d_ms)
+                cpus.append(self.cpu_frame)
             if check:
                 if refs is None:
                     refs = [self.reference(self.slot_inputs(k), fwd) for k in range(self.K)]
@@ -922,7 +951,7 @@ class _Judge:
         if self.K > 1:
             self.notes.append("%d calls a frame (each timed on its own; the judge's clock checks them together)"
                               % self.K)
-        self.report_times(base_times, claimed, framed, sums, writes, delivered)
+        self.report_times(base_times, claimed, framed, sums, writes, delivered, cpus)
         report = self.ask({"cmd": "report"})
         self.checks.note_runner(report)
         if self.on_gpu:
@@ -933,7 +962,7 @@ class _Judge:
                 "%.2f" % (report["max_reserved"] / 2 ** 30) if isinstance(report.get("max_reserved"), int) else "?",
                 self.arena.size / 2 ** 30))
 
-    def report_times(self, base_times, claimed, framed, sums, writes, delivered):
+    def report_times(self, base_times, claimed, framed, sums, writes, delivered, cpus):
         res, clean = self.res, self.clean
         beside = {n: timing.stats(v) for n, v in base_times.items() if v}
         for n, v in base_times.items():
@@ -948,7 +977,7 @@ class _Judge:
                 self.notes.append("%s rounds beside the candidate were slower than every round before it was "
                                   "imported: counted at most %.4f ms, the slowest of those" % (n, cap))
             res[n] = timing.stats(v)
-        res["candidate"] = timing.stats(self.checks.note_timing(claimed, framed, sums, writes, delivered, self.cal))
+        res["candidate"] = timing.stats(self.checks.note_timing(claimed, framed, sums, writes, delivered, self.cal, cpus))
         if self.checks.refused_clock():
             self.notes.append("the candidate's own clock was refused; its time is the judge's frame less the "
                               "calibrated plumbing")

@@ -129,10 +129,12 @@ class Runner:
         cache keyed on the input's address serves stale answers. Replies each call's time by the Clock."""
         if self.m_model is None:
             raise Failure("crash", "call before a model was loaded")
+        if msg.get("dry") and self.m_candidate is not None:
+            raise Failure("crash", "a dry call after the candidate was loaded")
         layouts = msg["layouts"] if "layouts" in msg else [msg["layout"]]
         if not isinstance(layouts, list) or not 1 <= len(layouts) <= MAX_BATCH:
             raise LayoutError("a batch of %r calls" % (len(layouts) if isinstance(layouts, list) else layouts))
-        model = self.m_model
+        model = _dry_forward(msg.get("dry_out"), self.m_device) if msg.get("dry") else self.m_model
         self.m_phase = msg.get("phase", self.m_phase)
         check_side = bool(msg.get("check_side_stream")) and self.m_device.type == "cuda"
         self.m_last = None
@@ -255,15 +257,12 @@ class Runner:
     def serve(self):
         handlers = {"arenas": self.arenas, "calibrate": self.calibrate, "setup": self.setup, "call": self.call,
                     "warm": self.warm, "deliver": self.deliver, "report": self.report, "ping": lambda m: {"ok": True}}
-        spin = 0.0
         while True:
             try:
-                msg = self.m_wire.recv(spin_s=spin)
+                msg = self.m_wire.recv()
             except wire_mod.WireError:
                 return 0
             cmd = msg.get("cmd")
-            # After a warm-up the call is due at once: wait for it awake, as the judge's baseline runs awake.
-            spin = 0.005 if cmd == "warm" else 0.0
             if cmd == "exit":
                 return 0
             if cmd == "call":
@@ -292,6 +291,19 @@ class Runner:
             self.m_wire.send(reply)
             if collecting and not gc.isenabled():
                 gc.enable()
+
+
+def _dry_forward(shapes, device):
+    """The dry calls' forward (calibration only): outputs of the reference's shapes, left unwritten (no work
+    to speak of; their delivery copies as many bytes as a real call's)."""
+    from .arena import dtype_of
+
+    specs = [(tuple(int(d) for d in s["shape"]), dtype_of(s["dtype"])) for s in (shapes or [])]
+
+    def forward(*_xs):
+        return [torch.empty(shape, dtype=dt, device=device) for shape, dt in specs]
+
+    return forward
 
 
 def main(fd):

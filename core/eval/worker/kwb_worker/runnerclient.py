@@ -260,6 +260,9 @@ class RunnerClient:
         os.makedirs(self.m_home, exist_ok=True)
         env = runner_environment(os.environ)
         env["USER"] = env["LOGNAME"] = "kwb-runner"
+        # Idle OpenMP threads sleep instead of spinning, here as in the judge: their spinning after a parallel
+        # region would be CPU time of the candidate's that its calls do not account for (judge.py).
+        env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         for key, sub in (("HOME", ""), ("TRITON_CACHE_DIR", ".triton"), ("TORCH_EXTENSIONS_DIR", ".torch_extensions"),
                          ("XDG_CACHE_HOME", ".cache"), ("TMPDIR", "tmp")):
             env[key] = os.path.join(self.m_home, sub) if sub else self.m_home
@@ -403,6 +406,32 @@ class RunnerClient:
                     os.kill(pid, signal.SIGCONT)
                 except OSError:
                     pass
+
+    def cpu_ms(self):
+        """CPU time used so far by every process and thread of the candidate's (the cgroup's members, else
+        the runner and its descendants), from the kernel's own accounting (/proc/PID/task/TID/schedstat,
+        nanoseconds; exact for tasks that are not running at the moment: the judge reads it with them
+        frozen or asleep). None where it cannot be read."""
+        if self.m_proc is None:
+            return None
+        pids = self.m_freezer.pids() if self.m_freezer is not None else \
+            [self.m_proc.pid] + _descendants(self.m_proc.pid)
+        total = 0
+        try:
+            for pid in pids:
+                for tid in os.listdir("/proc/%d/task" % pid):
+                    with open("/proc/%d/task/%s/schedstat" % (pid, tid)) as f:
+                        total += int(f.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            return None
+        return total / 1e6
+
+    def cpus(self):
+        """How many CPUs the candidate's process may run on at once."""
+        try:
+            return max(1, len(os.sched_getaffinity(self.m_proc.pid)))
+        except (OSError, AttributeError):
+            return os.cpu_count() or 1
 
     def alive(self):
         return self.m_proc is not None and self.m_proc.poll() is None
