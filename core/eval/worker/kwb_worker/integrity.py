@@ -34,7 +34,7 @@ SEVERITY = {
     "integrity.lingering_gpu_work": "critical",
 }
 CPU_CHECK_MIN_MS = 1.0  # on a CPU, calls shorter than this are judged by their fastest frame only (see note_timing)
-GPU_MIN_PLUMBING_SHARE = 0.15  # (GPU) share of the calibrated plumbing in the fastest frame's allowance
+GPU_PLUMBING_SHARE = 0.15  # (GPU) share of the calibrated plumbing in the frames' allowances (its drift)
 LINGER_MS = 1.0  # a time slice of another context is ~2 ms on an H100; an idle GPU answers in ~0.02 ms
 
 FIXES = {
@@ -228,8 +228,12 @@ class JudgeChecks:
             # was 4.7 ms below its median once (an honest CUDA ReLU refused by 4.7 ms against 2.8 ms of
             # allowance); on the H100 the honest set's fastest frames came within 10% of the calibration's
             # median plumbing beyond the old allowance, the hidden work caught by this rule at 2300%+.
-            slack_min = max(0.1, 1.5 * mad) + 0.03 * s_min + GPU_MIN_PLUMBING_SHARE * max(0.0, oc_med)
-            slack_med = max(0.3, 3.0 * mad) + 0.05 * s_med
+            # The plumbing drifts between the calibration's rounds and the candidate's by a share of its size.
+            # The median likewise: 22_Tanh's own code (a 12 GB call, one a frame) carried 0.52 ms more plumbing
+            # in its rounds than in the calibration's 1.49 ms, beyond 0.52 ms of allowance.
+            drift = GPU_PLUMBING_SHARE * max(0.0, oc_med)
+            slack_min = max(0.1, 1.5 * mad) + 0.03 * s_min + drift
+            slack_med = max(0.3, 3.0 * mad) + 0.05 * s_med + drift
         else:
             slack_min = max(CPU_CHECK_MIN_MS if short else 0.3, mad) + 0.05 * s_min
             slack_med = max(0.6, 3.0 * mad) + 0.05 * s_med
@@ -277,7 +281,7 @@ class JudgeChecks:
                       for f, s, w, d in zip(cal["frame"], cal["sum"], cal["write"], d_cal)] or [0.0]
         ec_med = statistics.median(excess_cal)
         e_mad = statistics.median([abs(x - ec_med) for x in excess_cal])
-        slack_comb = max(0.3 if gpu else 0.2, 3.0 * e_mad) + 0.05 * s_med
+        slack_comb = max(0.3 if gpu else 0.2, 3.0 * e_mad) + 0.05 * s_med + (drift if gpu else 0.0)
         e_med = statistics.median(excess)
         ev.append("frame and delivery beyond the plumbing, per frame: median %.4f ms; the task's own code's %.4f ms "
                   "(allowance %.4f ms)" % (e_med, ec_med, slack_comb))
