@@ -110,6 +110,20 @@ class Freezer:
         except (OSError, ValueError):
             return []
 
+    def cpu_ms(self):
+        """CPU time used so far by every process and thread that was ever in the group, exited ones
+        included (cgroup v2's cpu.stat, microseconds); None on v1 or where it cannot be read."""
+        if not self.m_v2:
+            return None
+        try:
+            for line in _read(os.path.join(self.m_path, "cpu.stat")).splitlines():
+                key, _, value = line.partition(" ")
+                if key == "usage_usec":
+                    return int(value) / 1000.0
+        except (OSError, ValueError):
+            pass
+        return None
+
     def freeze(self):
         """Returns once every process of the group is frozen; raises OSError when that does not happen."""
         if self.m_v2:

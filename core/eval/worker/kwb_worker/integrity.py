@@ -338,8 +338,8 @@ class JudgeChecks:
         o_med = statistics.median(over)
         s_med = statistics.median(sums)
         slack = max(0.2, 3.0 * p_mad) + 0.05 * s_med
-        ev.append("the candidate's CPU time per frame beyond the plumbing's (%.4f ms) and %d CPUs times its claims: "
-                  "median %.4f ms (allowance %.4f ms)" % (p, n, o_med, slack))
+        ev.append("the candidate's CPU time per frame (%s) beyond the plumbing's (%.4f ms) and %d CPUs times its "
+                  "claims: median %.4f ms (allowance %.4f ms)" % (cal.get("cpu_account") or "?", p, n, o_med, slack))
         if self.m_timing[0] != "yes" and o_med > slack:
             self.m_timing = ("yes", "the candidate's processes used %.4f ms of CPU a frame (median) beyond the plumbing "
                                     "and what %d CPUs could do in the time its clock claims: work was hidden outside "
@@ -391,7 +391,11 @@ class JudgeChecks:
             if now > (1.3 if self.m_onGpu else 1.6) * before + jitter:
                 hits.append("%s baseline %.2fx slower beside the candidate than before it was imported"
                             % (name, now / before))
-            elif med > (1.5 if self.m_onGpu else 2.0) * worst + jitter:
+            elif self.m_onGpu and med > 1.5 * worst + jitter:
+                # (GPU only: on a CPU the median of wall-clock rounds follows the machine's load, which
+                # came between the calibration and the candidate's rounds in a CI run, 13.7 ms beside the
+                # candidate against 1.6 ms before, the candidate frozen all along; the reported median is
+                # capped at the slowest clean round either way, report_times.)
                 hits.append("%s baseline's median %.2fx the slowest round before the candidate was imported"
                             % (name, med / worst))
         if not ev:

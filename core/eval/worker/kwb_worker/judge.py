@@ -817,6 +817,7 @@ class _Judge:
         self.cal = cal
         self.cal["K"] = self.K
         self.cal["cpus"] = self.runner.cpus()
+        self.cal["cpu_account"] = self.runner.cpu_account() if not self.on_gpu else None
         self.clean = clean
         self.checks.note_idle_baseline(cal["idle"])
         if "eager" in clean and cal["claim"]:

@@ -16,6 +16,7 @@ import select
 import subprocess
 import sys
 import tempfile
+import time
 
 from .channel import log
 from .freezer import Freezer
@@ -408,23 +409,35 @@ class RunnerClient:
                     pass
 
     def cpu_ms(self):
-        """CPU time used so far by every process and thread of the candidate's (the cgroup's members, else
-        the runner and its descendants), from the kernel's own accounting (/proc/PID/task/TID/schedstat,
-        nanoseconds; exact for tasks that are not running at the moment: the judge reads it with them
-        frozen or asleep). None where it cannot be read."""
+        """CPU time used so far by the candidate's processes and threads, in ms; None where it cannot be
+        read. In a cgroup v2 group (as root) the group's own account, which keeps the time of every thread
+        and process that was ever in it; otherwise the sum of each live process's CPU clock (the runner,
+        its descendants; clock_gettime of the process's CPUCLOCK_SCHED clock, nanoseconds, exited threads
+        included), which loses a child process that started and ended between two reads (PROTOCOL.md).
+        The judge reads it with the runner frozen or asleep."""
         if self.m_proc is None:
             return None
+        if self.m_freezer is not None:
+            ms = self.m_freezer.cpu_ms()
+            if ms is not None:
+                return ms
         pids = self.m_freezer.pids() if self.m_freezer is not None else \
             [self.m_proc.pid] + _descendants(self.m_proc.pid)
-        total = 0
-        try:
-            for pid in pids:
-                for tid in os.listdir("/proc/%d/task" % pid):
-                    with open("/proc/%d/task/%s/schedstat" % (pid, tid)) as f:
-                        total += int(f.read().split()[0])
-        except (OSError, ValueError, IndexError):
-            return None
-        return total / 1e6
+        total, seen = 0.0, False
+        for pid in pids:
+            try:
+                total += time.clock_gettime(_process_cpu_clock(pid)) * 1000.0
+                seen = True
+            except OSError:
+                continue  # gone since it was listed
+        return total if seen else None
+
+    def cpu_account(self):
+        """Which account cpu_ms() reads: "cgroup" (everything ever in it) or "process clocks" (live
+        processes, their exited threads included)."""
+        if self.m_freezer is not None and self.m_freezer.cpu_ms() is not None:
+            return "cgroup"
+        return "process clocks"
 
     def cpus(self):
         """How many CPUs the candidate's process may run on at once."""
@@ -536,6 +549,12 @@ def _descendants(root):
         found.append(pid)
         todo.extend(children.get(pid, []))
     return found
+
+
+def _process_cpu_clock(pid):
+    """The clock id of a process's whole CPU time (Linux's MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED)),
+    what clock_getcpuclockid(3) returns: every thread of the process, exited ones included."""
+    return ((~pid) << 3) | 2
 
 
 def _owned_by(uid):
