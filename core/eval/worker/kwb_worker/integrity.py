@@ -125,7 +125,6 @@ class JudgeChecks:
         self.m_interference = None
         self.m_ranCandidate = False
         self.m_idle = []  # the judge's tiny kernel after each of the candidate's deliveries (ms)
-        self.m_cpuRefused = None
         self.m_idleBase = []
 
     # ---- evidence, fed by the judge ---------------------------------------------------------------
@@ -288,9 +287,9 @@ class JudgeChecks:
         if short:
             ev.append("a call of %.4f ms on a CPU: the fastest frame and delivery are judged with %.1f ms of room"
                       % (call_cal, CPU_CHECK_MIN_MS))
-        self.cpu_rule(claimed, sums, cpus, cal, K, ev)
-        if self.m_timing[0] == "yes" and self.m_cpuRefused is not None:
-            refused = self.m_cpuRefused
+        cpu_refused = self.cpu_rule(sums, cpus, cal, K, ev)
+        if cpu_refused is not None:
+            refused = cpu_refused
         if self.m_timing[0] != "yes" and e_med > ec_med + slack_comb and not coarse:
             self.m_timing = ("yes", "most of the candidate's frames and deliveries carry %.4f ms beyond its clock and the "
                                     "plumbing (median), the task's own code's %.4f ms: work was hidden outside the "
@@ -316,16 +315,16 @@ class JudgeChecks:
             self.m_deferred = ("no", "delivering the outputs cost what it costs the task's own code", ev2)
         return refused
 
-    def cpu_rule(self, claimed, sums, cpus, cal, K, ev):
+    def cpu_rule(self, sums, cpus, cal, K, ev):
         """(CPU) The candidate's CPU time per frame, every process and thread of its from the frame's start to
         the end of its delivery, against what its calls can account for: the plumbing's CPU time (dry frames
         of the calibration, whose forward does nothing) plus the claims times the CPUs it may use. Honest work
         never exceeds that, however it is threaded and however loaded the machine (waiting for a core is not
-        CPU time); work hidden outside the calls does, beyond the calls' own length on a single thread."""
-        self.m_cpuRefused = None
+        CPU time); work hidden outside the calls does, beyond the calls' own length on a single thread.
+        Returns the figures to report (ms per call) when it refuses the clock, else None."""
         dry = [x for x in (cal.get("cpu_dry") or []) if x is not None]
         if self.m_onGpu or not cpus or any(c is None for c in cpus) or not dry:
-            return
+            return None
         p = statistics.median(dry)
         # How many CPUs a call may keep busy: those it may run on, but at most twice as many as the task's own
         # code kept busy in the calibration (and at least 2), so that a many-core machine does not become room
@@ -344,7 +343,8 @@ class JudgeChecks:
             self.m_timing = ("yes", "the candidate's processes used %.4f ms of CPU a frame (median) beyond the plumbing "
                                     "and what %d CPUs could do in the time its clock claims: work was hidden outside "
                                     "its clock, which is refused" % (o_med, n), ev)
-            self.m_cpuRefused = [(s + max(0.0, o)) / K for s, o in zip(sums, over)]
+            return [(s + max(0.0, o)) / K for s, o in zip(sums, over)]
+        return None
 
     def note_idle(self, ms):
         """The judge's tiny kernel after a delivery, the runner stopped (GPU; None on a CPU)."""
