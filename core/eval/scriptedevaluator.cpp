@@ -268,7 +268,7 @@ QString ScriptedEvaluator::submit(const EvalRequest &req, bool isBaseline)
         emit jobStarted(id);
         emit phaseChanged(id, QStringLiteral("running"));
     });
-    if (m_holding)
+    if (m_holding && !isBaseline)
         m_held.append(id);
     else
         QTimer::singleShot(0, this, [this, id] { finish(id); });
@@ -304,7 +304,7 @@ void ScriptedEvaluator::cancel(const QString &jobId)
     QTimer::singleShot(0, this, [this, jobId, r] { emit evaluationFinished(jobId, r); });
 }
 
-void ScriptedEvaluator::setHolding(bool on)
+void ScriptedEvaluator::setHoldEvaluations(bool on)
 {
     m_holding = on;
     if (on)
@@ -314,7 +314,7 @@ void ScriptedEvaluator::setHolding(bool on)
         QTimer::singleShot(0, this, [this, id] { finish(id); });
 }
 
-int ScriptedEvaluator::heldJobs() const
+int ScriptedEvaluator::heldEvaluations() const
 {
     return int(m_held.size());
 }

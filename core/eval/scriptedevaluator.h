@@ -80,10 +80,11 @@ public:
     void addFailure(const QString &source, EvalStatus status, const QString &reason);
     int ruleCount() const { return int(m_rules.size()); }
 
-    /// While on, jobs start but do not finish until it is turned off (they then finish, in order) or
-    /// they are cancelled: a test can stop a pipeline "in the middle of an evaluation".
-    void setHolding(bool on);
-    int heldJobs() const;
+    /// While on, candidate evaluations start but do not finish until it is turned off (they then
+    /// finish, in order) or they are cancelled: a test can stop a pipeline "in the middle of an
+    /// evaluation". Baselines are answered as usual.
+    void setHoldEvaluations(bool on);
+    int heldEvaluations() const;
 
     QList<Call> calls() const { return m_calls; }
     /// How many evaluations (baselines not counted) `source` matched as a substring of the code.
@@ -108,7 +109,7 @@ private:
     QString m_scriptName;
     QList<Call> m_calls;
     QHash<QString, EvalResult> m_pending; ///< job id -> its answer, until it is delivered
-    QList<QString> m_held; ///< jobs waiting for setHolding(false), in order
+    QList<QString> m_held; ///< evaluations waiting for setHoldEvaluations(false), in order
     bool m_holding = false;
     int m_nextId = 1;
 };

@@ -163,19 +163,22 @@ private Q_SLOTS:
         QCOMPARE(started.size(), 2);
     }
 
-    void heldJobsWaitUntilReleasedOrCancelled()
+    void heldEvaluationsWaitUntilReleasedOrCancelled()
     {
         ScriptedEvaluator ev;
         ev.addCorrect(QStringLiteral("a"), 1.0);
-        ev.setHolding(true);
+        ev.setHoldEvaluations(true);
         QSignalSpy started(&ev, &EvalBackend::jobStarted);
         QSignalSpy done(&ev, &EvalBackend::evaluationFinished);
         const QString code = write(QStringLiteral("held.py"), "a\n");
         const QString kept = ev.evaluate(request(code));
         const QString dropped = ev.evaluate(request(code));
         QTRY_COMPARE(started.size(), 2); // running, as far as anyone can tell
-        QCOMPARE(ev.heldJobs(), 2);
+        QCOMPARE(ev.heldEvaluations(), 2);
         QCOMPARE(done.size(), 0);
+        const QString base = ev.baseline(request({})); // baselines are not held
+        QTRY_COMPARE(done.size(), 1);
+        QCOMPARE(done.takeFirst().at(0).toString(), base);
 
         ev.cancel(dropped);
         QTRY_COMPARE(done.size(), 1);
@@ -183,7 +186,7 @@ private Q_SLOTS:
         QCOMPARE(done.first().at(1).value<EvalResult>().status, EvalStatus::Cancelled);
         QVERIFY(ev.calls().at(1).cancelled);
 
-        ev.setHolding(false);
+        ev.setHoldEvaluations(false);
         QTRY_COMPARE(done.size(), 2);
         QCOMPARE(done.at(1).at(0).toString(), kept);
         QCOMPARE(done.at(1).at(1).value<EvalResult>().status, EvalStatus::Ok);

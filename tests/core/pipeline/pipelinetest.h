@@ -2,8 +2,11 @@
 #pragma once
 
 // Shared pieces of the pipeline tests: the scripted loopback LLM server (the llm tests' fake server
-// plus a "script" scenario), provider and pipeline settings for the small CPU task, tree signatures.
+// plus a "script" scenario), the scripted evaluator's figures for the answer files, pipeline settings
+// for the small CPU task, tree signatures, and keeping a failed test's runs (../../keptruns.h).
 
+#include "../../keptruns.h"
+#include "eval/scriptedevaluator.h"
 #include "llm/providerconfig.h"
 #include "model/run.h"
 #include "pipeline/pipeline.h"
@@ -99,6 +102,22 @@ private:
     int m_port = 0;
 };
 
+/// What the answer files (tests/data/pipeline/relu/*.md) get from the scripted evaluator: stated, so the
+/// pipeline's decisions come out the same on every machine (a real CPU judge may refuse an honest
+/// one-pass clamp now and then, and then a slow loop wins against a slower loop by a hair). Eager
+/// 1 ms: the one-pass clamp scores 20x, the loops 0.1x and 0.05x (below the default threshold of 1).
+inline void scriptReluAnswers(ScriptedEvaluator &ev)
+{
+    ev.setBaseline(1.0);
+    ev.addFailure(QStringLiteral("x.relu_kernel()"), EvalStatus::RuntimeError, // seed_broken
+                  QStringLiteral("AttributeError at candidate.py:11: 'Tensor' object has no attribute 'relu_kernel'"));
+    ev.addFailure(QStringLiteral("x.clamp(min=0.1)"), EvalStatus::WrongResult, // wrong
+                  QStringLiteral("trial 0: max abs err 0.1 beyond atol 1e-4 + rtol 1e-4 * |ref|"));
+    ev.addCorrect(QStringLiteral("torch.where(piece > 0"), 20.0); // repair_where_loop: a where per 64 elements
+    ev.addCorrect(QStringLiteral("x[i, j:j + 64].clamp(min=0)"), 10.0); // seed_loop: a clamp per 64 elements
+    ev.addCorrect(QStringLiteral("return x.clamp(min=0.0)"), 0.05); // fast_clamp: one pass
+}
+
 /// The small CPU task with quick evaluation settings.
 inline pipeline::PipelineConfig reluConfig(const QString &runsDir)
 {
@@ -110,7 +129,7 @@ inline pipeline::PipelineConfig reluConfig(const QString &runsDir)
     cfg.eval.warmup = 1;
     cfg.eval.repeat = 7;
     cfg.eval.integrity = true;
-    cfg.scoreThreshold = 1000.0; // every seed gets its algorithm analysis (CPU timings vary)
+    cfg.scoreThreshold = 1.0; // the default: the scripted seeds score 0.1x and 0.05x, so each gets its analysis
     cfg.gatePolicy = pipeline::GatePolicy::None;
     return cfg;
 }

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
-// The whole pipeline on CPU: a real loopback LLM server with scripted answers, the real evaluator
-// (worker processes with torch on CPU), the real run store.
+// The whole pipeline: a real loopback LLM server with scripted answers, the scripted evaluator (the
+// figures, statuses and flags pipelinetest.h states, so every decision below is the pipeline's own on
+// any machine), the real run store. The same story through the real worker: tst_pipeline_real.
 #include "pipelinetest.h"
 
-#include "eval/evaluator.h"
+#include "eval/scriptedevaluator.h"
 #include "llm/llmprovider.h"
 #include "pipeline/decider.h"
 #include "pipeline/pipeline.h"
@@ -29,6 +30,7 @@ private Q_SLOTS:
         QVERIFY(m_runs.isValid());
         QVERIFY2(m_server.port() > 0, "the scripted LLM server did not start");
     }
+    void cleanup() { test::keepIfFailed(m_runs.path()); }
 
     void automaticRunEndToEnd()
     {
@@ -42,7 +44,8 @@ private Q_SLOTS:
         QString error;
         auto provider = llm::createProvider(m_server.provider(QStringLiteral("auto")), &error);
         QVERIFY2(provider, qPrintable(error));
-        Evaluator evaluator;
+        ScriptedEvaluator evaluator;
+        test::scriptReluAnswers(evaluator);
         Pipeline pipe(test::reluConfig(m_runs.path()), provider.get(), &evaluator);
         pipe.setDetectorHook([](const QString &, const QString &candidate, auto done) {
             QVERIFY(QFile::exists(candidate));
@@ -60,6 +63,7 @@ private Q_SLOTS:
 
         // The tree the seeds' loop makes, with repairs of a failing seed and of failing stages.
         QVERIFY(byLabel(run, QStringLiteral("baseline")));
+        QCOMPARE(byLabel(run, QStringLiteral("baseline"))->eval->eager.medianMs, 1.0);
         QCOMPARE(byLabel(run, QStringLiteral("seed1"))->eval->status, EvalStatus::Ok);
         QCOMPARE(byLabel(run, QStringLiteral("seed2"))->eval->status, EvalStatus::RuntimeError);
         const Candidate *rep = byLabel(run, QStringLiteral("seed2_repair1"));
@@ -71,7 +75,8 @@ private Q_SLOTS:
         QVERIFY(opt);
         QCOMPARE(opt->kind, CandidateKind::AlgoOpt);
         QCOMPARE(opt->parentId, byLabel(run, QStringLiteral("seed1"))->id);
-        QVERIFY(!byLabel(run, QStringLiteral("algorithm_optimized_seed2"))); // "not worth optimizing"
+        QCOMPARE(byLabel(run, QStringLiteral("seed2_repair1"))->eval->speedupVsEager(), 0.05); // below the threshold
+        QVERIFY(!byLabel(run, QStringLiteral("algorithm_optimized_seed2"))); // analysed, "not worth optimizing"
         QCOMPARE(byLabel(run, QStringLiteral("stage_block"))->eval->status, EvalStatus::WrongResult);
         QCOMPARE(byLabel(run, QStringLiteral("stage_memory"))->eval->status, EvalStatus::SyntaxError);
         QVERIFY(byLabel(run, QStringLiteral("stage_memory_repair1")));
@@ -81,9 +86,12 @@ private Q_SLOTS:
         const Candidate *grid = byLabel(run, QStringLiteral("stage_grid"));
         QCOMPARE(grid->parentId, opt->id);
         QCOMPARE(grid->status, CandidateStatus::Rejected);
-        QVERIFY2(grid->note.contains(QLatin1String("regressed")), qPrintable(grid->note));
+        QCOMPARE(grid->note, QStringLiteral("regressed: 10.000 ms vs 0.050 ms of %1; kept in the tree, not selected").arg(opt->id));
         QVERIFY(grid->isCorrect());
+        QCOMPARE(byLabel(run, QStringLiteral("stage_block_repair1"))->parentId, byLabel(run, QStringLiteral("stage_block"))->id);
         QCOMPARE(byLabel(run, QStringLiteral("stage_block_repair1"))->status, CandidateStatus::Rejected);
+        QVERIFY(!byLabel(run, QStringLiteral("stage_memory_repair2"))); // its first repair was correct (and slower)
+        QCOMPARE(byLabel(run, QStringLiteral("stage_memory_repair1"))->status, CandidateStatus::Rejected);
 
         // The prompts: the repair carries the error; the optimize prompt the reference and the output requirement.
         const auto reqs = m_server.requests(QStringLiteral("auto"));
@@ -116,6 +124,50 @@ private Q_SLOTS:
         QVERIFY(QFile::exists(pipe.runDirectory() + QStringLiteral("/console.log")));
         QVERIFY(!QDir(pipe.runDirectory() + QStringLiteral("/prompts")).isEmpty());
         QCOMPARE(store::readCode(pipe.runDirectory(), *opt).contains(QLatin1String("clamp(min=0.0)")), true);
+    }
+
+    void aRefusedCandidateIsNeitherTheBestNorTheStagesBase()
+    {
+        // What tst_pipeline_replay's first run on a fresh machine met, stated: the judge refused the
+        // honest one-pass clamp (integrity.timing_disagreement), so the stages build on the best
+        // *eligible* candidate (the where-loop, 20 ms) and the grid stage (the 64-piece loop, 10 ms)
+        // is an improvement on it, not a regression.
+        m_server.script(QStringLiteral("refused"),
+                        {QStringLiteral("seed_broken"), QStringLiteral("repair_where_loop"), QStringLiteral("analysis_yes"),
+                         QStringLiteral("fast_clamp"), QStringLiteral("seed_loop"), QStringLiteral("no_code"),
+                         QStringLiteral("no_code"), QStringLiteral("no_code"), QStringLiteral("no_code")});
+        QString error;
+        auto provider = llm::createProvider(m_server.provider(QStringLiteral("refused")), &error);
+        QVERIFY2(provider, qPrintable(error));
+        ScriptedEvaluator evaluator;
+        const Verdict refused{QStringLiteral("integrity.timing_disagreement"), Outcome::Yes, Severity::Critical,
+                              QStringLiteral("work was hidden outside its clock, which is refused"), {}, {}};
+        evaluator.addCorrect(QStringLiteral("return x.clamp(min=0.0)"), 0.25, {refused}); // before the plain rule
+        test::scriptReluAnswers(evaluator);
+        PipelineConfig cfg = test::reluConfig(m_runs.path());
+        cfg.seeds = 1;
+        cfg.maxRepairs = 1;
+        Pipeline pipe(cfg, provider.get(), &evaluator);
+        pipe.setDetectorHook([](const QString &, const QString &, auto done) { done({}, {}); });
+        QCOMPARE(pipe.runBlocking(&error), RunState::Finished);
+        const Run &run = pipe.run();
+
+        const Candidate *fast = byLabel(run, QStringLiteral("algorithm_optimized_seed1"));
+        const Candidate *where = byLabel(run, QStringLiteral("seed1_repair1"));
+        const Candidate *grid = byLabel(run, QStringLiteral("stage_grid"));
+        QVERIFY(fast && where && grid);
+        QVERIFY(fast->isCorrect());
+        QVERIFY(fast->hasIntegrityViolation());
+        QCOMPARE(fast->status, CandidateStatus::Evaluated); // kept in the tree as it came back
+        QCOMPARE(grid->parentId, where->id);
+        QCOMPARE(grid->status, CandidateStatus::Evaluated);
+        QCOMPARE(byLabel(run, QStringLiteral("stage_block"))->parentId, grid->id); // the new best is the next base
+        QCOMPARE(run.info.bestCandidateId, grid->id);
+        QString err;
+        const auto reopened = store::openRun(pipe.runDirectory(), &err);
+        QVERIFY2(reopened, qPrintable(err));
+        QCOMPARE(reopened->info.bestCandidateId, grid->id);
+        QCOMPARE(test::treeSignature(*reopened), test::treeSignature(run));
     }
 };
 

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
-// Gates driven by a scripted decider against the loopback LLM server, the real evaluator and store:
-// edit the prompt, re-prompt in the same conversation, edit the code, skip, use another base, stop.
+// Gates driven by a scripted decider against the loopback LLM server, the scripted evaluator
+// (pipelinetest.h) and the real store: edit the prompt, re-prompt in the same conversation, edit the
+// code, skip, use another base, stop.
 #include "pipelinetest.h"
 
-#include "eval/evaluator.h"
+#include "eval/scriptedevaluator.h"
 #include "llm/llmprovider.h"
 #include "pipeline/decider.h"
 #include "pipeline/pipeline.h"
@@ -26,6 +27,8 @@ private:
     test::ScriptedServer m_server;
 
 private Q_SLOTS:
+    void cleanup() { test::keepIfFailed(m_runs.path()); }
+
     void everyKindOfDecision()
     {
         QVERIFY(m_server.port() > 0);
@@ -34,9 +37,11 @@ private Q_SLOTS:
         QString error;
         auto provider = llm::createProvider(m_server.provider(QStringLiteral("gates")), &error);
         QVERIFY2(provider, qPrintable(error));
-        Evaluator evaluator;
+        ScriptedEvaluator evaluator;
+        test::scriptReluAnswers(evaluator);
         PipelineConfig cfg = test::reluConfig(m_runs.path());
         cfg.seeds = 1;
+        cfg.scoreThreshold = 1000.0; // the edited seed (20x) is analysed too: its analysis gate is in the script
         cfg.gatePolicy = GatePolicy::All;
         Pipeline pipe(cfg, provider.get(), &evaluator);
         pipe.setDetectorHook([](const QString &, const QString &, auto done) { done({}, {}); });
@@ -138,7 +143,8 @@ private Q_SLOTS:
         QString error;
         auto provider = llm::createProvider(m_server.provider(QStringLiteral("fail")), &error);
         QVERIFY(provider);
-        Evaluator evaluator;
+        ScriptedEvaluator evaluator;
+        test::scriptReluAnswers(evaluator);
         PipelineConfig cfg = test::reluConfig(m_runs.path());
         cfg.seeds = 1;
         cfg.maxRepairs = 1;

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 // A run recorded against the loopback LLM server, replayed through the replay provider (from the
-// run's exchanges, and from a cassette written from it): the same tree comes out.
+// run's exchanges, and from a cassette written from it): the same tree comes out. Evaluations are
+// scripted (pipelinetest.h): the tree's decisions are the pipeline's, never a CPU clock's.
 #include "pipelinetest.h"
 
-#include "eval/evaluator.h"
+#include "eval/scriptedevaluator.h"
 #include "llm/llmprovider.h"
 #include "llm/replayprovider.h"
 #include "pipeline/cassettes.h"
@@ -36,6 +37,8 @@ private:
     }
 
 private Q_SLOTS:
+    void cleanup() { test::keepIfFailed(m_runs.path()); }
+
     void replayReproducesTheTree()
     {
         QVERIFY(m_server.port() > 0);
@@ -50,7 +53,8 @@ private Q_SLOTS:
         QString error;
         auto live = llm::createProvider(m_server.provider(QStringLiteral("rec")), &error);
         QVERIFY2(live, qPrintable(error));
-        Evaluator evaluator;
+        ScriptedEvaluator evaluator;
+        test::scriptReluAnswers(evaluator);
         Run recorded;
         {
             Pipeline pipe(config(), live.get(), &evaluator);
@@ -58,16 +62,23 @@ private Q_SLOTS:
             QCOMPARE(pipe.runBlocking(&error), RunState::Finished);
             recorded = pipe.run();
         }
+        const Candidate *best = byLabel(recorded, QStringLiteral("algorithm_optimized_seed1"));
+        QVERIFY(best);
+        QCOMPARE(recorded.info.bestCandidateId, best->id);
         QVERIFY(byLabel(recorded, QStringLiteral("stage_grid")));
+        QCOMPARE(byLabel(recorded, QStringLiteral("stage_grid"))->parentId, best->id);
         QCOMPARE(byLabel(recorded, QStringLiteral("stage_grid"))->status, CandidateStatus::Rejected);
+        QCOMPARE(byLabel(recorded, QStringLiteral("stage_block_repair1"))->status, CandidateStatus::Rejected);
         QVERIFY(byLabel(recorded, QStringLiteral("stage_memory_repair3")));
+        QVERIFY(!byLabel(recorded, QStringLiteral("stage_memory_repair4"))); // maxRepairs
 
         // Replay from the recorded exchanges.
         llm::ProviderConfig pc;
         pc.name = QStringLiteral("replay");
         pc.wire = QStringLiteral("replay");
         pc.model = QStringLiteral("recorded");
-        pc.replayLenient = true; // the analysis prompt holds measured latencies, which differ run to run
+        // Strict: with scripted figures every prompt, latencies included, is the same on the replay.
+        pc.replayLenient = false;
         llm::ReplayProvider replay(pc, recorded.exchanges);
         QVERIFY2(replay.isValid(), qPrintable(replay.loadError()));
         Run replayed;
@@ -78,6 +89,7 @@ private Q_SLOTS:
             replayed = pipe.run();
         }
         QCOMPARE(test::treeSignature(replayed), test::treeSignature(recorded));
+        QCOMPARE(replayed.info.bestCandidateId, recorded.info.bestCandidateId);
         QVERIFY(replayed.info.id != recorded.info.id);
         QCOMPARE(replayed.exchanges.size(), recorded.exchanges.size());
         for (int i = 0; i < recorded.exchanges.size(); ++i) {
@@ -86,8 +98,7 @@ private Q_SLOTS:
         }
         QCOMPARE(m_server.requests(QStringLiteral("rec")).size(), recorded.exchanges.size()); // replay made no HTTP call
 
-        // A cassette written from the run replays the same way (strictly for the seed prompt,
-        // whose text does not depend on measurements).
+        // A cassette written from the run replays the same way.
         const QString cassette = m_runs.filePath(QStringLiteral("rec.json"));
         QVERIFY2(recordCassette(recorded, {}, cassette, &error), qPrintable(error));
         const auto loaded = llm::loadCassette(cassette, &error);

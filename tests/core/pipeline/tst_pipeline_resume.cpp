@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 // An interrupted run resumes where it stopped: after a "stop" at a gate, and after the pipeline
-// was torn down in the middle of an evaluation (as a crash would leave it).
+// was torn down in the middle of an evaluation (as a crash would leave it). Evaluations are scripted
+// (pipelinetest.h): which candidate is best is the pipeline's decision, never a CPU clock's.
 #include "pipelinetest.h"
 
-#include "eval/evaluator.h"
+#include "eval/scriptedevaluator.h"
 #include "llm/llmprovider.h"
 #include "pipeline/decider.h"
 #include "pipeline/pipeline.h"
@@ -32,6 +33,8 @@ private:
     }
 
 private Q_SLOTS:
+    void cleanup() { test::keepIfFailed(m_runs.path()); }
+
     void resumeAfterStop()
     {
         QVERIFY(m_server.port() > 0);
@@ -40,7 +43,8 @@ private Q_SLOTS:
         QString error;
         auto provider = llm::createProvider(m_server.provider(QStringLiteral("stop")), &error);
         QVERIFY(provider);
-        Evaluator evaluator;
+        ScriptedEvaluator evaluator;
+        test::scriptReluAnswers(evaluator);
         PipelineConfig cfg = test::reluConfig(m_runs.path());
         cfg.seeds = 1;
         cfg.stages = false;
@@ -74,6 +78,8 @@ private Q_SLOTS:
         QCOMPARE(labels(pipe.run()), (QStringList{"baseline", "seed1", "algorithm_optimized_seed1"}));
         QCOMPARE(added.size(), 1); // only the new step's candidate
         QCOMPARE(m_server.requests(QStringLiteral("stop")).size(), 3); // seed1 was not asked again
+        QCOMPARE(evaluator.evaluationsOf(QStringLiteral("x[i, j:j + 64]")), 1); // nor evaluated again
+        QCOMPARE(evaluator.evaluationsOf(QStringLiteral("return x.clamp(min=0.0)")), 1);
         QCOMPARE(pipe.run().gates.size(), 2); // seed1's approval and the stop, from before the resume
         QCOMPARE(pipe.run().gates.last().decision, QStringLiteral("stop"));
         QCOMPARE(pipe.run().gates.last().reason, QStringLiteral("lunch"));
@@ -81,6 +87,7 @@ private Q_SLOTS:
         QVERIFY(reopened);
         QCOMPARE(reopened->info.state, RunState::Finished);
         QCOMPARE(reopened->info.bestCandidateId, byLabel(*reopened, QStringLiteral("algorithm_optimized_seed1"))->id);
+        QCOMPARE(reopened->info.bestCandidateId, pipe.run().info.bestCandidateId);
     }
 
     void resumeAfterATeardownMidEvaluation()
@@ -89,7 +96,9 @@ private Q_SLOTS:
         QString error;
         auto provider = llm::createProvider(m_server.provider(QStringLiteral("crash")), &error);
         QVERIFY(provider);
-        Evaluator evaluator;
+        ScriptedEvaluator evaluator;
+        test::scriptReluAnswers(evaluator);
+        evaluator.setHoldEvaluations(true); // seed1's evaluation starts and stays running
         PipelineConfig cfg = test::reluConfig(m_runs.path());
         cfg.seeds = 1;
         cfg.stages = false;
@@ -102,10 +111,13 @@ private Q_SLOTS:
                     evaluating = true;
             });
             QVERIFY(pipe->start(&error));
-            QTRY_VERIFY_WITH_TIMEOUT(evaluating, 60000);
+            QTRY_VERIFY_WITH_TIMEOUT(evaluating && evaluator.heldEvaluations() == 1, 60000);
             dir = pipe->runDirectory();
             pipe.reset(); // gone mid-evaluation: nothing final recorded
         }
+        QCOMPARE(evaluator.heldEvaluations(), 0); // the teardown cancelled it
+        QVERIFY(evaluator.calls().last().cancelled);
+        evaluator.setHoldEvaluations(false);
         auto before = store::openRun(dir, &error);
         QVERIFY(before);
         QCOMPARE(before->info.state, RunState::Running);
@@ -118,6 +130,7 @@ private Q_SLOTS:
         QCOMPARE(labels(pipe.run()), (QStringList{"baseline", "seed1"}));
         QVERIFY(byLabel(pipe.run(), QStringLiteral("seed1"))->isCorrect());
         QCOMPARE(m_server.requests(QStringLiteral("crash")).size(), 2); // seed1 once, then the analysis
+        QCOMPARE(evaluator.evaluationsOf(QStringLiteral("x[i, j:j + 64]")), 2); // the cancelled one, then again
         QCOMPARE(pipe.run().info.bestCandidateId, byLabel(pipe.run(), QStringLiteral("seed1"))->id);
     }
 };
