@@ -71,6 +71,11 @@ int runRun(const QStringList &args)
     bool interactive = false;
     if (const auto bad = readRunOptions(p, "run", cfg, request, &interactive))
         return *bad;
+    std::unique_ptr<EvalBackend> evaluator;
+    if (scriptedEvalScript().isEmpty())
+        evaluator = std::make_unique<Evaluator>();
+    else if (!(evaluator = scriptedEvaluator("run")))
+        return InputError;
 
     // The provider: a cassette, a named provider, or the default one; with no key, the shipped cassette.
     request.taskFile = cfg.taskFile;
@@ -108,8 +113,7 @@ int runRun(const QStringList &args)
         });
     }
 
-    Evaluator evaluator;
-    pipeline::Pipeline pipe(cfg, provider.get(), &evaluator);
+    pipeline::Pipeline pipe(cfg, provider.get(), evaluator.get());
     QTextStream in(stdin);
     pipeline::TerminalDecider terminal(in, out());
     pipeline::AutomaticDecider automatic;

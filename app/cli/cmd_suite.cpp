@@ -230,7 +230,20 @@ int runSuite(const QStringList &args)
                                                                QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")));
     }
 
+    const bool scripted = !scriptedEvalScript().isEmpty();
+    if (scripted) {
+        if (cfg.backend != QLatin1String("local")) {
+            err() << "kwb suite: $KWB_SCRIPTED_EVAL answers the local backend's evaluations only, not --backend "
+                  << cfg.backend << "\n";
+            return UsageError;
+        }
+        if (!scriptedEvaluator("suite")) // read once here, so that a bad script stops the suite before it starts
+            return InputError;
+    }
+
     suite::SuiteRunner runner(cfg);
+    if (scripted)
+        runner.setLocalBackendFactory([] { return scriptedEvaluator("suite", false).release(); });
     QHash<int, suite::EntryState> shown;
     QObject::connect(&runner, &suite::SuiteRunner::entryChanged, [&](int i, const suite::SuiteEntry &e) {
         if (shown.value(i, suite::EntryState::Pending) == e.state && !(e.state == suite::EntryState::Pending))
@@ -264,6 +277,7 @@ int runSuite(const QStringList &args)
           << (resumeDir.isEmpty() ? QStringLiteral("  %1 tasks, ").arg(tasks.size()) : QStringLiteral("  resuming, "))
           << cfg.jobs << " at a time, backend " << cfg.backend << ", "
           << (cfg.backend == QLatin1String("slurm") ? QStringLiteral("evaluations as Slurm jobs")
+              : scripted ? QStringLiteral("one lane (scripted evaluations)")
               : cfg.gpus.isEmpty() || cfg.pipeline.eval.device == QLatin1String("cpu")
                   ? QStringLiteral("one lane (device %1)").arg(cfg.pipeline.eval.device)
                   : QStringLiteral("GPU lanes %1").arg(cfg.gpus.join(QLatin1Char(','))))

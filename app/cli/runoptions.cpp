@@ -3,6 +3,7 @@
 
 #include "commands.h"
 #include "env/locations.h"
+#include "eval/scriptedevaluator.h"
 
 namespace kwb::cli {
 
@@ -83,6 +84,27 @@ std::optional<int> readRunOptions(const QCommandLineParser &p, const char *comma
     if (p.isSet(QStringLiteral("lenient")))
         request.lenient = true;
     return std::nullopt;
+}
+
+QString scriptedEvalScript()
+{
+    return qEnvironmentVariable("KWB_SCRIPTED_EVAL");
+}
+
+std::unique_ptr<EvalBackend> scriptedEvaluator(const char *command, bool announce)
+{
+    auto ev = std::make_unique<ScriptedEvaluator>();
+    QString error;
+    if (!ev->loadFile(scriptedEvalScript(), &error)) {
+        err() << "kwb " << command << ": $KWB_SCRIPTED_EVAL: " << error << "\n";
+        return nullptr;
+    }
+    if (announce) {
+        out() << "evaluations SCRIPTED by " << ev->scriptName()
+              << " ($KWB_SCRIPTED_EVAL, for tests and demos): no candidate is run or measured\n";
+        out().flush();
+    }
+    return ev;
 }
 
 } // namespace kwb::cli

@@ -96,6 +96,11 @@ bool ScriptedEvaluator::loadFile(const QString &path, QString *error)
     const QJsonObject root = doc.object();
     if (root.value(QStringLiteral("format")).toString() != QLatin1String("kwb-scripted-eval"))
         return fail(QStringLiteral("not a scripted-evaluation script (\"format\": \"kwb-scripted-eval\" missing)"));
+    for (auto it = root.begin(); it != root.end(); ++it)
+        if (!QSet<QString>{QStringLiteral("format"), QStringLiteral("baseline"), QStringLiteral("candidates"),
+                           QStringLiteral("comment")}
+                 .contains(it.key()))
+            return fail(QStringLiteral("unknown key \"%1\"").arg(it.key()));
 
     LatencyStats eager = exact(1.0, 1);
     LatencyStats graph;

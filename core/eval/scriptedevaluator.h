@@ -38,8 +38,9 @@ namespace kwb {
 ///
 /// Rule keys: `source`, `task` (what it matches; at least one), `status` (a worker status name, default
 /// "ok"), `ms` (the candidate's median, required for "ok"), `eager_ms` / `graph_ms` (override the
-/// baseline's), `max_abs_err`, `reason`, `flags` (verdicts in the run format). Figures are exact:
-/// median, mean, min and max all equal `ms`.
+/// baseline's), `max_abs_err`, `reason`, `flags` (verdicts in the run format), `comment`. Figures are
+/// exact: median, mean, min and max all equal `ms`. An unknown key is an error (a typo would
+/// otherwise pass silently).
 ///
 /// Asynchronous like the real evaluators: evaluate() returns at once; jobStarted, phaseChanged("running")
 /// and evaluationFinished follow from the event loop, in submission order.

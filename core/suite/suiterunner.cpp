@@ -159,6 +159,10 @@ void SuiteRunner::buildLanes()
         m_pool->addLane(new SlurmEvaluator(m_config.slurm, exchange));
         return;
     }
+    if (m_localBackend) {
+        m_pool->addLane(m_localBackend());
+        return;
+    }
     if (m_config.gpus.isEmpty() || m_config.pipeline.eval.device == QLatin1String("cpu")) {
         m_pool->addLane(new Evaluator);
         return;

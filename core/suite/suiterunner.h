@@ -10,6 +10,7 @@
 #include <QObject>
 #include <QStringList>
 
+#include <functional>
 #include <memory>
 
 namespace kwb::suite {
@@ -71,6 +72,10 @@ public:
     /// CLI and tests: spins an event loop until finished(). False when nothing could start.
     bool runBlocking(const QStringList &taskFiles, bool resume, QString *error = nullptr);
 
+    /// Tests and demos: the local backend's single lane is made by `make` (e.g. a ScriptedEvaluator)
+    /// instead of one Evaluator per GPU. Set before start() or resume(); the Slurm backend ignores it.
+    void setLocalBackendFactory(std::function<EvalBackend *()> make) { m_localBackend = std::move(make); }
+
     /// Stops every running pipeline after its current step; their entries become "stopped".
     void stop();
     /// Kills the worker processes and ends at once without recording anything (front-end shutdown).
@@ -106,6 +111,7 @@ private:
     void checkDone();
 
     SuiteConfig m_config;
+    std::function<EvalBackend *()> m_localBackend;
     Suite m_suite;
     LanePool *m_pool = nullptr;
     QHash<int, Active *> m_active;

@@ -242,6 +242,8 @@ private Q_SLOTS:
         QTest::newRow("negative time")
             << QByteArray(R"({"format": "kwb-scripted-eval", "candidates": [{"source": "a", "ms": -1}]})")
             << QStringLiteral("ms must be a positive number");
+        QTest::newRow("top-level typo") << QByteArray(R"({"format": "kwb-scripted-eval", "candidate": []})")
+                                        << QStringLiteral("unknown key \"candidate\"");
         QTest::newRow("bad baseline") << QByteArray(R"({"format": "kwb-scripted-eval", "baseline": {"eager": 1}})")
                                       << QStringLiteral("unknown key \"eager\"");
     }
