@@ -75,6 +75,14 @@ private:
     int m_port = 0;
 };
 
+/// The script that answers `kwb suite`'s evaluations when a test sets $KWB_SCRIPTED_EVAL to it: the
+/// suite's states and verdicts then follow the answers, never a CPU clock (suite_llm_server.py's copy
+/// is correct at 0.5 ms, broken a syntax error, crash a crash, hang a run timeout).
+inline QString suiteEvalScript()
+{
+    return QStringLiteral(KWB_TEST_DATA "/suite/scripted_eval.json");
+}
+
 /// Quick pipeline settings for the small CPU tasks: one seed, one repair, no analysis, no stages.
 inline QStringList quickSuiteArgs()
 {

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
-// `kwb suite` as a user runs it: real tasks (tasks/level1, a test task), the real pipeline and
-// worker processes on the CPU, a real loopback LLM server; one task broken, one hanging. Then a
-// real `kwb suite` killed with SIGKILL mid-way and resumed.
+// `kwb suite` as a user runs it: real tasks (tasks/level1, a test task), the real pipeline, a real
+// loopback LLM server; one task broken, one crashing, one whose LLM stalls. Then a real `kwb suite`
+// killed with SIGKILL mid-way and resumed, and one stopped with Ctrl-C. The evaluations are scripted
+// ($KWB_SCRIPTED_EVAL, tests/data/suite/scripted_eval.json): every state and verdict asserted here
+// is the suite's own decision, the same on any machine (the real worker has its own tests).
 #include "suitetest.h"
 
 #include "store/runstore.h"
@@ -15,6 +17,13 @@ using namespace kwb;
 class TestSuiteCli : public QObject
 {
     Q_OBJECT
+    static QProcessEnvironment scripted(const test::SuiteServer &server, const QString &runsDir)
+    {
+        auto env = server.environment(runsDir);
+        env.insert(QStringLiteral("KWB_SCRIPTED_EVAL"), test::suiteEvalScript());
+        return env;
+    }
+
 private Q_SLOTS:
     void suiteOfSmallTasksWithFailures()
     {
@@ -29,7 +38,7 @@ private Q_SLOTS:
         QTemporaryDir tmp;
         const QString suiteDir = tmp.filePath(QStringLiteral("suite"));
         QProcess p;
-        p.setProcessEnvironment(server.environment(tmp.filePath(QStringLiteral("runs"))));
+        p.setProcessEnvironment(scripted(server, tmp.filePath(QStringLiteral("runs"))));
         p.setProcessChannelMode(QProcess::MergedChannels);
         p.start(QStringLiteral(KWB_CLI), QStringList{QStringLiteral("suite"), QStringLiteral(KWB_SOURCE_DIR "/tasks/level1"),
                                                      QStringLiteral(KWB_SOURCE_DIR "/tasks/level2"),
@@ -53,10 +62,11 @@ private Q_SLOTS:
         const auto *matmul = test::entryNamed(*s, QStringLiteral("3_Matmul"));
         const auto *gelu = test::entryNamed(*s, QStringLiteral("1_Linear_GELU_Scale"));
         QVERIFY(relu && small && softmax && matmul && gelu);
+        QVERIFY2(out.contains(QLatin1String("evaluations SCRIPTED by")), qPrintable(out.left(1000)));
         for (const auto *e : {relu, small}) {
             QCOMPARE(e->state, suite::EntryState::Finished);
             QVERIFY2(e->correct, qPrintable(e->taskName + QStringLiteral(": ") + e->failureReason));
-            QVERIFY(std::isfinite(e->speedupVsEager) && e->speedupVsEager > 0);
+            QCOMPARE(e->speedupVsEager, 2.0); // the script's 1 ms eager over its 0.5 ms copy
             QVERIFY(!e->bestCandidateId.isEmpty());
             QVERIFY(e->tokens > 0);
             QCOMPARE(e->level, e == relu ? 1 : 0);
@@ -75,7 +85,7 @@ private Q_SLOTS:
         QCOMPARE(gelu->state, suite::EntryState::Failed);
         QVERIFY2(gelu->failureReason.contains(QLatin1String("time limit")), qPrintable(gelu->failureReason));
         QCOMPARE(gelu->level, 2);
-        // The crashed worker is the candidate's verdict, not the suite's end.
+        // The crashed candidate is the candidate's verdict, not the suite's end.
         const auto mrun = store::openRun(QDir(suiteDir).filePath(matmul->runDir), &error);
         QVERIFY2(mrun, qPrintable(error));
         bool crashed = false;
@@ -105,7 +115,7 @@ private Q_SLOTS:
                                 QStringLiteral(KWB_TEST_DATA "/tasks/relu_small.py"),
                                 QStringLiteral(KWB_SOURCE_DIR "/tasks/level1/2_Softmax.py")};
         QProcess p;
-        p.setProcessEnvironment(server.environment(tmp.filePath(QStringLiteral("runs"))));
+        p.setProcessEnvironment(scripted(server, tmp.filePath(QStringLiteral("runs"))));
         p.setProcessChannelMode(QProcess::MergedChannels);
         p.start(QStringLiteral(KWB_CLI), QStringList{QStringLiteral("suite")} + tasks
                                              + QStringList{QStringLiteral("--jobs"), QStringLiteral("1"),
@@ -128,7 +138,7 @@ private Q_SLOTS:
         QVERIFY(!secondRun.isEmpty());
 
         QProcess r;
-        r.setProcessEnvironment(server.environment(tmp.filePath(QStringLiteral("runs"))));
+        r.setProcessEnvironment(scripted(server, tmp.filePath(QStringLiteral("runs"))));
         r.setProcessChannelMode(QProcess::MergedChannels);
         r.start(QStringLiteral(KWB_CLI), {QStringLiteral("suite"), QStringLiteral("--resume"), suiteDir});
         QVERIFY(r.waitForStarted());
@@ -158,7 +168,7 @@ private Q_SLOTS:
         QTemporaryDir tmp;
         const QString suiteDir = tmp.filePath(QStringLiteral("suite"));
         QProcess p;
-        p.setProcessEnvironment(server.environment(tmp.filePath(QStringLiteral("runs"))));
+        p.setProcessEnvironment(scripted(server, tmp.filePath(QStringLiteral("runs"))));
         p.setProcessChannelMode(QProcess::MergedChannels);
         p.start(QStringLiteral(KWB_CLI), QStringList{QStringLiteral("suite"), QStringLiteral(KWB_SOURCE_DIR "/tasks/level1/1_ReLU.py"),
                                                      QStringLiteral(KWB_TEST_DATA "/tasks/relu_small.py"),
@@ -179,7 +189,7 @@ private Q_SLOTS:
         QCOMPARE(stateOf(1), suite::EntryState::Pending); // not started after the stop
 
         QProcess r;
-        r.setProcessEnvironment(server.environment(tmp.filePath(QStringLiteral("runs"))));
+        r.setProcessEnvironment(scripted(server, tmp.filePath(QStringLiteral("runs"))));
         r.start(QStringLiteral(KWB_CLI), {QStringLiteral("suite"), QStringLiteral("--resume"), suiteDir});
         QVERIFY(r.waitForFinished(300000));
         QCOMPARE(r.exitCode(), 0);

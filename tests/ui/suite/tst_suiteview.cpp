@@ -57,6 +57,10 @@ suite::SuiteConfig quickConfig(const QString &dir, int seeds)
     cfg.pipeline.maxRepairs = 1;
     cfg.pipeline.scoreThreshold = 0;
     cfg.pipeline.stages = false;
+    // Real workers, and no verdict that hangs on a CPU clock: the judge's run-time integrity rules may
+    // refuse an honest microsecond copy now and then on a loaded CPU (its own tests hold it to them),
+    // which would turn "correct" below into a coin toss. Correctness alone decides here.
+    cfg.pipeline.eval.integrity = false;
     return cfg;
 }
 
