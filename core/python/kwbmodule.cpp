@@ -7,6 +7,7 @@
 #include <pybind11/stl.h>
 
 #include "eval/evaluator.h"
+#include "eval/scriptedevaluator.h"
 #include "llm/providerconfig.h"
 #include "llm/replayprovider.h"
 #include "llm/tokens.h"
@@ -227,7 +228,8 @@ PyRun runPipeline(const std::optional<std::string> &task, const std::optional<st
                   const std::optional<std::string> &cassette, bool lenient, int seeds, int maxRepairs, double threshold,
                   bool stages, bool detectors, bool profile, const std::string &gates, const std::optional<py::function> &gate,
                   const std::optional<std::string> &runsDir, const std::string &device, int trials, int warmup,
-                  int repeat, const std::optional<std::string> &resume, const std::optional<py::function> &onLog)
+                  int repeat, const std::optional<std::string> &resume, const std::optional<py::function> &onLog,
+                  const std::optional<std::string> &scriptedEval)
 {
     ensureApp();
     pipeline::PipelineConfig cfg;
@@ -281,8 +283,17 @@ PyRun runPipeline(const std::optional<std::string> &task, const std::optional<st
     if (auto *replay = qobject_cast<llm::ReplayProvider *>(llmProvider.get()); replay && !replay->isValid())
         throw py::value_error(replay->loadError().toStdString());
 
-    Evaluator evaluator;
-    pipeline::Pipeline pipe(cfg, llmProvider.get(), &evaluator);
+    // Tests and demos: a script states every evaluation's outcome, nothing runs (eval/scriptedevaluator.h).
+    std::unique_ptr<EvalBackend> evaluator;
+    if (scriptedEval) {
+        auto scripted = std::make_unique<ScriptedEvaluator>();
+        if (!scripted->loadFile(QString::fromStdString(*scriptedEval), &error))
+            throw py::value_error(error.toStdString());
+        evaluator = std::move(scripted);
+    } else {
+        evaluator = std::make_unique<Evaluator>();
+    }
+    pipeline::Pipeline pipe(cfg, llmProvider.get(), evaluator.get());
     pipeline::AutomaticDecider automatic;
     std::unique_ptr<PyDecider> pyDecider;
     if (gate) {
@@ -426,7 +437,11 @@ PYBIND11_MODULE(kwb, m)
           py::arg("stages") = true, py::arg("detectors") = true, py::arg("profile") = true, py::arg("gates") = "none", py::arg("gate") = py::none(),
           py::arg("runs_dir") = py::none(), py::arg("device") = "auto", py::arg("trials") = 5, py::arg("warmup") = 3,
           py::arg("repeat") = 20, py::arg("resume") = py::none(), py::arg("on_log") = py::none(),
+          py::arg("scripted_eval") = py::none(),
           R"(Runs the optimization pipeline headless and returns the Run.
+
+scripted_eval=FILE (tests and demos only): no candidate runs; every evaluation is answered with the
+status and figures that script states (the format of `kwb run`'s $KWB_SCRIPTED_EVAL).
 
 gate(request: dict) is called at each gate that opens (gates='all' | 'failures'); it returns None or
 'approve', another action name ('skip', 'stop'), or a dict {action, text, reason, candidate_id} for

@@ -3,8 +3,10 @@
 written in Python, open the run and walk its tree, evaluate a candidate.
 
 The module is found through $KWB_PYTHON_MODULE_DIR (set by CMake), else in a build*/python folder
-of this checkout. The pipeline replays a cassette written here (no LLM service needed) and
-evaluates with the real worker on CPU (torch)."""
+of this checkout. The pipeline replays a cassette written here (no LLM service needed) and its
+evaluations are scripted (scripted_eval=: the figures are stated, so which candidate is best is the
+pipeline's decision on any machine, never a CPU clock's); kwb.evaluate() runs the real worker on CPU
+(torch) and is held only to what holds on any machine (correct or not, figures present)."""
 import glob
 import json
 import os
@@ -54,6 +56,15 @@ def piped(tmp_path_factory):
                               ("algorithm_optimized_seed1", "fast_clamp")]]
     cassette.write_text(json.dumps({"format": "kwb-cassette", "version": 1,
                                     "metadata": {"authored_by": "test"}, "exchanges": exchanges}))
+    # The one-pass clamp is refused by the (scripted) judge, then kept as best by the gate's override.
+    script = tmp / "eval.json"
+    script.write_text(json.dumps({"format": "kwb-scripted-eval", "baseline": {"eager_ms": 1.0}, "candidates": [
+        {"source": "x.relu_kernel()", "status": "runtime_error",
+         "reason": "AttributeError: 'Tensor' object has no attribute 'relu_kernel'"},
+        {"source": "torch.where(piece > 0", "ms": 20.0},
+        {"source": "return x.clamp(min=0.0)", "ms": 0.05,
+         "flags": [{"detector": "integrity.timing_disagreement", "outcome": "yes", "severity": "critical",
+                    "summary": "scripted refusal"}]}]}))
     seen, logs = [], []
 
     def gate(request):
@@ -64,7 +75,7 @@ def piped(tmp_path_factory):
 
     run = kwb.run_pipeline(TASK, cassette=str(cassette), lenient=True, seeds=1, threshold=1000.0, stages=False,
                            detectors=False, gates="all", gate=gate, runs_dir=str(tmp / "runs"), device="cpu",
-                           trials=2, warmup=1, repeat=5, on_log=logs.append)
+                           trials=2, warmup=1, repeat=5, on_log=logs.append, scripted_eval=str(script))
     return run, seen, logs, tmp
 
 
@@ -98,8 +109,10 @@ def test_open_run_walks_the_tree(piped):
     assert best is not None and best.label == "algorithm_optimized_seed1"
     assert best.override_reason == "checked by hand"
     assert "clamp(min=0.0)" in best.code and os.path.exists(best.code_file)
-    assert best.median_ms > 0 and best.speedup > 0
+    assert best.median_ms == 0.05 and best.speedup == 20.0
     assert best.eval["candidate"]["samples"] == 5
+    assert best.eval["device"] == "scripted (nothing ran)"
+    assert repair.median_ms == 20.0 and repair.status == "evaluated"
     assert [x["call_type"] for x in again.exchanges] == ["seed1", "seed1_repair1", "algorithm_analysis_seed1",
                                                          "algorithm_optimized_seed1"]
     assert any(g["decision"] == "override" and g["reason"] == "test override" for g in again.gates)
@@ -114,6 +127,18 @@ def test_open_run_reports_a_foreign_directory(tmp_path):
     with pytest.raises(ValueError) as e:
         kwb.open_run(str(tmp_path))
     assert str(tmp_path) in str(e.value) or "run" in str(e.value)
+
+
+def test_a_bad_script_is_a_value_error(tmp_path):
+    script = tmp_path / "bad.json"
+    script.write_text(json.dumps({"format": "kwb-scripted-eval", "candidates": [{"source": "x", "status": "fast"}]}))
+    cassette = tmp_path / "c.json"
+    cassette.write_text(json.dumps({"format": "kwb-cassette", "version": 1, "metadata": {},
+                                    "exchanges": [{"call_type": "seed1", "response": answer("fast_clamp")}]}))
+    with pytest.raises(ValueError, match="unknown status"):
+        kwb.run_pipeline(TASK, cassette=str(cassette), lenient=True, seeds=1, runs_dir=str(tmp_path / "runs"),
+                         scripted_eval=str(script))
+    assert not (tmp_path / "runs").exists() or not kwb.list_runs(str(tmp_path / "runs"))
 
 
 def test_evaluate_a_candidate(tmp_path):
