@@ -26,6 +26,9 @@ done
 leaks=$(find "$stage" \( -name __pycache__ -o -name '*.pyc' -o -name '*.qrc' \) -print)
 [ -z "$leaks" ] || fail "build or test leftovers installed: $leaks"
 [ ! -e "$data/resources/kernel-workbench.desktop" ] || fail "the desktop entry belongs in share/applications only"
+for f in showcase/_body.py showcase/cluster_rnn.cu showcase/make_showcase.py CMakeLists.txt; do
+    [ ! -e "$data/resources/$f" ] || fail "build input resources/$f installed: the showcase candidates ship, not their sources"
+done
 
 # The GUI brings its desktop integration; the metadata must name the desktop entry that exists.
 if [ -e "$stage/$bindir/kernel-workbench" ]; then
@@ -41,6 +44,9 @@ fi
 
 # The installed binary with the staged data (the source tree would otherwise win, see core/env).
 export KWB_DATA_DIR="$data" KWB_PYTHON=${KWB_PYTHON:-/usr/bin/python3}
+# The shipped showcase candidates are what the committed generator and sources give, byte for byte.
+"$KWB_PYTHON" "$src/resources/showcase/make_showcase.py" --check "$data/resources/showcase" >/dev/null \
+    || fail "the installed showcase candidates are not what resources/showcase/make_showcase.py gives"
 "$stage/$bindir/kwb" tasks | grep -q "1_ReLU" || fail "installed kwb does not list the shipped tasks"
 "$stage/$bindir/kwb" detect "$data/tasks/level1/1_ReLU.py" "$src/tests/data/detect/candidates/relu_clean.py" >/dev/null \
     || fail "installed kwb detect failed on a clean candidate"

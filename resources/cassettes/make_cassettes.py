@@ -6,10 +6,10 @@ cassette's metadata says so. Standard library only.
 
 The cassettes tell the seeds' story (docs/pipeline.md): a naive seed whose time loop runs in Python
 (one launch per step and layer), a seed that fails to compile (tl.tanh is missing in Triton 3.x)
-and its repair, an algorithm analysis as JSON, a persistent kernel (resources/showcase/<task>.py,
-the GPU engineer's kernel, read when this script runs), and a tuning stage that would regress
-(kept in the tree, not selected; the detectors' policy skips the stages on a good persistent kernel,
-so it only runs when the policy asks for stages). 1_ReLU tells the same story in plain PyTorch so
+and its repair, an algorithm analysis as JSON, a persistent kernel (the showcase candidate
+resources/showcase/<task>.py, the GPU engineer's kernel, generated from its sources when this script
+runs), and a tuning stage that would regress (kept in the tree, not selected; the detectors' policy
+skips the stages on a good persistent kernel, so it only runs when the policy asks for stages). 1_ReLU tells the same story in plain PyTorch so
 the whole loop replays on a CPU machine.
 
 Prompt hashes: the prompts hold measured figures (latencies, the device name), so a recording
@@ -17,14 +17,17 @@ never matches another machine byte for byte; `kwb run` replays shipped cassettes
 so. `kwb run TASK --cassette FILE --record-cassette FILE` rewrites the recorded prompts and hashes
 of the calls a run made from the current templates (the others are kept as they are).
 
-Run: python3 resources/cassettes/make_cassettes.py
+Run: python3 resources/cassettes/make_cassettes.py [--check]   (--check: exit 1 unless the committed
+cassettes are what this script gives; ctest runs it)
 """
 import json
 import os
 import re
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SHOWCASE = os.path.join(HERE, "..", "showcase")
+sys.path.insert(0, os.path.join(HERE, "..", "showcase"))
+import make_showcase  # noqa: E402  (the showcase candidates are generated, never committed)
 
 AUTHOR = "Kernel Workbench developers: hand-written answers, not model output"
 
@@ -218,9 +221,7 @@ def lstm_naive(tanh, extra_import=""):
 
 
 def showcase(task):
-    path = os.path.join(SHOWCASE, task + ".py")
-    with open(path, encoding="utf-8") as f:
-        return f.read()
+    return make_showcase.render_all()[task]
 
 
 def regressing_stage(code):
@@ -360,7 +361,8 @@ def relu_cassette():
     return ex, story
 
 
-def write(task, exchanges, story, note):
+def render(task, exchanges, story, note):
+    """The cassette file's text."""
     cassette = {
         "format": "kwb-cassette",
         "version": 1,
@@ -377,23 +379,41 @@ def write(task, exchanges, story, note):
         "exchanges": [{"call_type": ct, "response": text, "messages": [], "model": "authored",
                        "provider": "replay"} for ct, text in exchanges],
     }
-    path = os.path.join(HERE, task + ".json")
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(cassette, f, indent=1, ensure_ascii=False)
-        f.write("\n")
-    print("wrote", path, len(exchanges), "exchanges")
+    return json.dumps(cassette, indent=1, ensure_ascii=False) + "\n"
 
 
-def main():
+def render_all():
+    """{file name: text} of every shipped cassette."""
     gpu_note = ("real Triton code for a CUDA GPU (Triton 3.x); the persistent kernel is "
                 "resources/showcase/%s.py by the GPU engineer; on a machine without a GPU the "
                 "candidates evaluate as no_gpu")
+    out = {}
     for task, cell, hidden in (("39_GRU", "GRU", False), ("40_GRUHidden", "GRU", True), ("37_LSTMCn", "LSTM", True)):
         ex, story = rnn_cassette(task, cell, hidden)
-        write(task, ex, story, gpu_note % task)
+        out[task + ".json"] = render(task, ex, story, gpu_note % task)
     ex, story = relu_cassette()
-    write("1_ReLU", ex, story, "plain PyTorch (runs on CPU): the loop's story on a machine without a GPU")
+    out["1_ReLU.json"] = render("1_ReLU", ex, story,
+                                "plain PyTorch (runs on CPU): the loop's story on a machine without a GPU")
+    return out
+
+
+def main(argv):
+    stale = []
+    for name, text in render_all().items():
+        path = os.path.join(HERE, name)
+        if "--check" in argv:
+            with open(path, encoding="utf-8") as f:
+                if f.read() != text:
+                    stale.append(path)
+            continue
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        print("wrote", path, len(json.loads(text)["exchanges"]), "exchanges")
+    for path in stale:
+        print("make_cassettes: %s is not what the script and the showcase sources give: run %s" % (
+            path, os.path.abspath(__file__)), file=sys.stderr)
+    return 1 if stale else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main(sys.argv[1:]))

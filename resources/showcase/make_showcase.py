@@ -1,9 +1,25 @@
 # SPDX-License-Identifier: MIT
-"""Writes the self-contained showcase candidates (one ModelNew file per task) from _body.py.
-Each file must stand alone: the evaluator imports a single candidate file."""
+"""Writes the self-contained showcase candidates (one ModelNew file per task) from _body.py and
+cluster_rnn.cu. Each file must stand alone: the evaluator imports a single candidate file.
+
+The candidates are build outputs, never committed: CMake runs this script into
+<build>/resources/showcase (installed as <datadir>/kernel-workbench/resources/showcase), and scripts
+that need one call candidate(task), which writes them from the current sources on first use.
+Standard library only, deterministic (the same sources give the same bytes).
+
+Usage: make_showcase.py [--out DIR]   write every candidate into DIR (default: build/resources/showcase)
+       make_showcase.py --check DIR   exit 1 unless DIR holds exactly what the sources give
+       make_showcase.py --list        the task names, one a line
+"""
+import argparse
+import hashlib
 import os
+import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+SOURCES = ("_body.py", "cluster_rnn.cu", "make_showcase.py")
 
 HEADER = '''# SPDX-License-Identifier: MIT
 # Kernel Workbench showcase candidate for KernelBench level 3, task {task}.
@@ -83,18 +99,101 @@ TASKS = {
 }
 
 
-def main():
-    lines = open(os.path.join(HERE, "_body.py")).read().split("\n")
+def _read(name):
+    with open(os.path.join(HERE, name), encoding="utf-8") as f:
+        return f.read()
+
+
+def render_all():
+    """{task: text of its candidate file} from the current sources."""
+    lines = _read("_body.py").split("\n")
     body = "\n".join(lines[2:])  # drop its own SPDX + comment lines
-    cu = open(os.path.join(HERE, "cluster_rnn.cu")).read()
+    cu = _read("cluster_rnn.cu")
     assert "@CLUSTER_RNN_CU@" in body and "\'\'\'" not in cu
     body = body.replace("@CLUSTER_RNN_CU@\n", cu)
+    out = {}
     for task, tail in TASKS.items():
         mod = "nn.GRU" if "GRU" in task else "nn.LSTM + nn.Linear"
-        text = HEADER.format(task=task, mod=mod) + body + "\n" + tail
-        with open(os.path.join(HERE, task + ".py"), "w") as f:
+        out[task] = HEADER.format(task=task, mod=mod) + body + "\n" + tail
+    return out
+
+
+def write(out_dir):
+    """Writes every candidate into out_dir (created if needed); returns their paths."""
+    os.makedirs(out_dir, exist_ok=True)
+    paths = []
+    for task, text in render_all().items():
+        path = os.path.join(out_dir, task + ".py")
+        with open(path, "w", encoding="utf-8", newline="\n") as f:
             f.write(text)
+        paths.append(path)
+    return paths
+
+
+def check(out_dir):
+    """The differences between out_dir and what the sources give (missing, stale or extra candidate
+    files), one line each; empty when out_dir is up to date."""
+    problems = []
+    expected = render_all()
+    for task, text in expected.items():
+        path = os.path.join(out_dir, task + ".py")
+        if not os.path.exists(path):
+            problems.append("missing: %s" % path)
+            continue
+        with open(path, encoding="utf-8", newline="") as f:
+            if f.read() != text:
+                problems.append("stale: %s differs from what %s gives" % (path, ", ".join(SOURCES)))
+    extra = sorted(n for n in os.listdir(out_dir) if n.endswith(".py") and n[:-3] not in expected) \
+        if os.path.isdir(out_dir) else []
+    problems += ["extra: %s is no showcase task" % os.path.join(out_dir, n) for n in extra]
+    return problems
+
+
+def candidate(task):
+    """Path of the generated candidate of task for the current sources: a folder under the system's
+    temporary directory named after the sources' digest, written on first use (atomically, so parallel
+    callers are safe). Scripts use this instead of a build tree they may not have."""
+    if task not in TASKS:
+        raise KeyError("%s is no showcase task (%s)" % (task, ", ".join(TASKS)))
+    digest = hashlib.sha256("".join(_read(n) for n in SOURCES).encode("utf-8")).hexdigest()[:16]
+    uid = os.getuid() if hasattr(os, "getuid") else 0
+    folder = os.path.join(tempfile.gettempdir(), "kwb-showcase-%d-%s" % (uid, digest))
+    if not os.path.isdir(folder):
+        tmp = tempfile.mkdtemp(prefix=os.path.basename(folder) + ".", dir=os.path.dirname(folder))
+        write(tmp)
+        os.chmod(tmp, 0o755)
+        try:
+            os.rename(tmp, folder)
+        except OSError:  # another process was first: its folder holds the same bytes
+            for name in os.listdir(tmp):
+                os.unlink(os.path.join(tmp, name))
+            os.rmdir(tmp)
+    return os.path.join(folder, task + ".py")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description="Writes the showcase candidates from _body.py and cluster_rnn.cu.")
+    ap.add_argument("--out", default=os.path.join(ROOT, "build", "resources", "showcase"),
+                    help="folder to write the candidates into (default: %(default)s)")
+    ap.add_argument("--check", metavar="DIR", help="compare DIR with the sources instead of writing")
+    ap.add_argument("--list", action="store_true", help="print the task names")
+    a = ap.parse_args(argv)
+    if a.list:
+        print("\n".join(TASKS))
+        return 0
+    if a.check:
+        problems = check(a.check)
+        for p in problems:
+            print("make_showcase: " + p, file=sys.stderr)
+        if problems:
+            print("make_showcase: regenerate with: %s %s --out %s" % (
+                os.path.basename(sys.executable), os.path.abspath(__file__), a.check), file=sys.stderr)
+            return 1
+        print("make_showcase: %s matches the sources (%d candidates)" % (a.check, len(TASKS)))
+        return 0
+    write(a.out)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

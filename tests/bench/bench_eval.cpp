@@ -127,7 +127,8 @@ int main(int argc, char **argv)
 
     EvalRequest req;
     // KWB_BENCH_TASK / KWB_BENCH_CANDIDATE measure the spread on a real kernel (e.g. on a GPU machine:
-    // tasks/level3/39_GRU.py with resources/showcase/39_GRU.py); KWB_BENCH_SKIP_OVERHEAD=1 skips part 1.
+    // tasks/level3/39_GRU.py with build/resources/showcase/39_GRU.py, which the build generates);
+    // KWB_BENCH_SKIP_OVERHEAD=1 skips part 1.
     req.taskFile = qEnvironmentVariable("KWB_BENCH_TASK", QStringLiteral(KWB_SOURCE_DIR "/tasks/level1/1_ReLU.py"));
     req.candidateFile = qEnvironmentVariable("KWB_BENCH_CANDIDATE", QStringLiteral(KWB_TEST_DATA "/eval/ok.py"));
     req.device = qEnvironmentVariable("KWB_BENCH_DEVICE", QStringLiteral("auto"));

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
-"""Benchmark of the showcase recurrent kernels (resources/showcase/*.py) on a CUDA GPU.
+"""Benchmark of the showcase recurrent kernels on a CUDA GPU (the candidates make_showcase.py generates
+from resources/showcase/_body.py and cluster_rnn.cu, written afresh from the sources by this script).
 
 Per task it prints: eager ms, CUDA-graph ms (the same cuDNN call captured in a graph), candidate
 ms (median and p10-p90 spread), the speedup against each, and the max abs error against the
@@ -27,6 +28,8 @@ import traceback
 import torch
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "resources", "showcase"))
+from make_showcase import candidate as showcase_candidate  # noqa: E402  (generated from the sources, not committed)
 TASKS = ["39_GRU", "41_GRUBidirectional", "37_LSTMCn", "40_GRUHidden", "42_GRUBidirectionalHidden",
          "36_LSTMHn", "35_LSTM", "38_LSTMBidirectional"]
 
@@ -233,7 +236,7 @@ def summary(ms):
 
 def run_task(task, args, results):
     task_mod = load_module(os.path.join(ROOT, "tasks", "level3", task + ".py"), "task_" + task[:2])
-    cand_mod = load_module(os.path.join(ROOT, "resources", "showcase", task + ".py"), "cand_" + task[:2])
+    cand_mod = load_module(showcase_candidate(task), "cand_" + task[:2])
     base_cfg = dict(cand_mod._CFG)
     variants = {"default": {}}
     if args.variants and (not args.variant_tasks or task[:2] in args.variant_tasks.split(",")):
@@ -296,7 +299,7 @@ def worker_eval(task, reps):
     import subprocess
     cmd = [sys.executable, os.path.join(ROOT, "core", "eval", "worker", "kwb_worker.py"), "eval",
            os.path.join(ROOT, "tasks", "level3", task + ".py"),
-           os.path.join(ROOT, "resources", "showcase", task + ".py"),
+           showcase_candidate(task),
            "--device", "cuda", "--json", "--repeat", str(reps)]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     try:

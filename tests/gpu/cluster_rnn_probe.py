@@ -20,6 +20,8 @@ import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "resources", "showcase"))
+from make_showcase import candidate as showcase_candidate  # noqa: E402  (generated from the sources, not committed)
 
 
 def load(path, name):
@@ -68,7 +70,7 @@ def build():
     """The candidate module of 39_GRU and its extension, built with every instance the benchmark
     uses (one build, shared with showcase_bench.py through torch's on-disk cache)."""
     bench = load(os.path.join(ROOT, "tests", "bench", "showcase_bench.py"), "showcase_bench")
-    mod = load(os.path.join(ROOT, "resources", "showcase", "39_GRU.py"), "cand39")
+    mod = load(showcase_candidate("39_GRU"), "cand39")
     mod._CUDA_EXTRA[:] = bench.ALL_INSTANCES
     mod._WAVE_EXTRA[:] = bench.ALL_WAVE
     return mod, mod._cuda_ext()

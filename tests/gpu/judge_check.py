@@ -34,6 +34,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gpu_runs import (ROOT, Evaluations, PeakSampler, flags, git_commit, gpu_used_mib, old_worker_eval,  # noqa: E402
                       speedup, write_own_code)
 
+sys.path.insert(0, os.path.join(ROOT, "resources", "showcase"))
+from make_showcase import candidate as showcase_candidate  # noqa: E402  (generated from the sources, not committed)
+
 SHOWCASE = ["39_GRU", "40_GRUHidden", "41_GRUBidirectional", "42_GRUBidirectionalHidden", "37_LSTMCn", "36_LSTMHn",
             "35_LSTM", "38_LSTMBidirectional"]
 # A fixed sample across KernelBench: small and mid-sized level-1 operators of every kind, fused level-2
@@ -120,7 +123,7 @@ class Check:
     def section_showcase(self):
         for t in SHOWCASE:
             task = os.path.join(ROOT, "tasks", "level3", t + ".py")
-            cand = os.path.join(ROOT, "resources", "showcase", t + ".py")
+            cand = showcase_candidate(t)
             r = self.run("showcase", t, task, cand, honest=True)
             if r is not None and self.a.old_worker:
                 old = old_worker_eval(self.a.old_worker, task, cand)

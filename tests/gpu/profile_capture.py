@@ -25,11 +25,14 @@ sys.path.insert(0, os.path.join(ROOT, "core", "eval", "worker"))
 
 from kwb_worker import profile  # noqa: E402
 
+sys.path.insert(0, os.path.join(ROOT, "resources", "showcase"))
+from make_showcase import candidate as showcase_candidate  # noqa: E402  (generated from the sources, not committed)
+
 DEMO = os.path.join(ROOT, "resources", "demo", "20261122-204025_39_GRU_replay", "kernels")
 CASES = {
     # 39_GRU: the demo run's naive per-step seed, its algorithm-optimized child, the showcase kernel.
     "gru39_seed": ("tasks/level3/39_GRU.py", os.path.join(DEMO, "c0002.py")),
-    "gru39_showcase": ("tasks/level3/39_GRU.py", "resources/showcase/39_GRU.py"),
+    "gru39_showcase": ("tasks/level3/39_GRU.py", showcase_candidate("39_GRU")),
     # Level 1: a memory-bound elementwise kernel and an fp32 GEMM (cuBLAS, TF32 off).
     "relu1_triton": ("tasks/level1/1_ReLU.py", "tests/data/candidates/triton_relu.py"),
     "matmul3_cublas": ("tasks/level1/3_Matmul.py", "tests/data/profile/matmul_reference.py"),

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""GPU check of the showcase candidates (resources/showcase/*.py): for every task, at a small
+"""GPU check of the showcase candidates (generated from resources/showcase/ by make_showcase.py): for every task, at a small
 size (2 layers, 16 steps) and at the task's size, on fresh random inputs, the candidate matches
 the strict-fp32 reference (TF32 off) at atol = rtol = 1e-4, gives bit-identical results on a
 repeat (a moving result is a race), and every inter-program barrier counter ends at its target.
@@ -24,7 +24,7 @@ def check_task(task, full=True):
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     task_mod = bench.load_module(os.path.join(bench.ROOT, "tasks", "level3", task + ".py"), "t_" + task[:2])
-    cand_mod = bench.load_module(os.path.join(bench.ROOT, "resources", "showcase", task + ".py"), "c_" + task[:2])
+    cand_mod = bench.load_module(bench.showcase_candidate(task), "c_" + task[:2])
     fails = []
     for small in ([True, False] if full else [True]):
         r = bench.correctness(task, task_mod, cand_mod, small, 2)
