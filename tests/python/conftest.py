@@ -37,6 +37,17 @@ def task(rel):
     raise FileNotFoundError(rel)
 
 
+def detect_task(name):
+    """A task of the detector corpus by file name: its own (tests/data/detect/tasks/) or a shipped one
+    (tasks/level*/), which the corpus uses as it is rather than through a copy."""
+    for base in [os.path.join(DATA, "detect", "tasks")] + sorted(
+            os.path.join(TASKS, d) for d in os.listdir(TASKS) if d.startswith("level")):
+        p = os.path.join(base, name)
+        if os.path.exists(p):
+            return p
+    raise FileNotFoundError(name)
+
+
 def cand(name):
     return os.path.join(DATA, "candidates", name)
 

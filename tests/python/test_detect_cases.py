@@ -11,11 +11,16 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "core", "eval", "worker"))
 
 from kwb_worker.detect import DETECTOR_IDS, run_detectors  # noqa: E402
+from conftest import detect_task  # noqa: E402
 
-with open(os.path.join(ROOT, "tests", "data", "detect", "tasks", "39_GRU.py"), encoding="utf-8") as _f:
-    GRU_TASK = _f.read()
-with open(os.path.join(ROOT, "tests", "data", "detect", "tasks", "40_GRUHidden.py"), encoding="utf-8") as _f:
-    GRU_HIDDEN_TASK = _f.read()
+
+def _task(name):
+    with open(detect_task(name), encoding="utf-8") as f:
+        return f.read()
+
+
+GRU_TASK = _task("39_GRU.py")
+GRU_HIDDEN_TASK = _task("40_GRUHidden.py")
 
 HEADER = "import torch\nimport torch.nn as nn\nimport triton\nimport triton.language as tl\n\n"
 
@@ -427,8 +432,7 @@ def test_sizes_bound_in_both_branches_of_an_if(name, extra, test, want):
 # spelling a reward-hacking candidate could use must be found; code that merely resembles one
 # (names, strings, configuration, the candidate's own objects, a __main__ self-test) must not.
 
-with open(os.path.join(ROOT, "tests", "data", "detect", "tasks", "1_ReLU.py"), encoding="utf-8") as _f:
-    RELU_TASK = _f.read()
+RELU_TASK = _task("1_ReLU.py")
 
 TAMPER_FILE = HEADER + """{imports}
 {top}
@@ -630,11 +634,6 @@ def test_harness_attack_evidence_says_where():
 # across a time loop (h = a_t * h + b_t * x_t). Such a loop is a persistent kernel whatever the
 # loop is called, and storing every step when the task returns only the final state is the
 # 40_GRUHidden waste.
-
-def _task(name):
-    with open(os.path.join(ROOT, "tests", "data", "detect", "tasks", name), encoding="utf-8") as f:
-        return f.read()
-
 
 SCAN_FINAL_TASK = _task("ssm_scan_final.py")
 SCAN_SEQ_TASK = _task("ssm_scan_seq.py")

@@ -12,6 +12,7 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "core", "eval", "worker"))
 
 from kwb_worker.detect import DETECTOR_IDS, run_detectors  # noqa: E402
+from conftest import detect_task  # noqa: E402
 
 DATA = os.path.join(ROOT, "tests", "data", "detect")
 EXPECTED = json.load(open(os.path.join(DATA, "expected.json"), encoding="utf-8"))
@@ -24,7 +25,8 @@ def _read(*parts):
 
 def _run(name):
     entry = EXPECTED["files"][name]
-    return run_detectors(_read("tasks", entry["task"]), _read("candidates", name))
+    with open(detect_task(entry["task"]), encoding="utf-8") as f:
+        return run_detectors(f.read(), _read("candidates", name))
 
 
 def test_every_candidate_is_labelled():
@@ -87,7 +89,7 @@ def test_integrity_cheats_block_best():
 
 def test_command_line_prints_json():
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "core", "eval", "worker"))
-    out = subprocess.run([sys.executable, "-m", "kwb_worker.detect", os.path.join(DATA, "tasks", "37_LSTMCn.py"),
+    out = subprocess.run([sys.executable, "-m", "kwb_worker.detect", detect_task("37_LSTMCn.py"),
                           os.path.join(DATA, "candidates", "lstm37_batch_grid.py"), "--sm-count", "114"],
                          env=env, capture_output=True, text=True, check=True)
     verdicts = json.loads(out.stdout)
@@ -99,6 +101,6 @@ def test_command_line_prints_json():
 def test_script_mode_under_isolation():
     """The C++ runner starts detect/__main__.py as a script with -I (PYTHONPATH ignored)."""
     script = os.path.join(ROOT, "core", "eval", "worker", "kwb_worker", "detect", "__main__.py")
-    out = subprocess.run([sys.executable, "-I", script, os.path.join(DATA, "tasks", "1_ReLU.py"),
+    out = subprocess.run([sys.executable, "-I", script, detect_task("1_ReLU.py"),
                           os.path.join(DATA, "candidates", "relu_clean.py")], capture_output=True, text=True, check=True)
     assert all(v["outcome"] != "yes" for v in json.loads(out.stdout))

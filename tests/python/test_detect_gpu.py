@@ -12,6 +12,7 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "core", "eval", "worker"))
 
 from kwb_worker.detect import run_detectors  # noqa: E402
+from conftest import detect_task  # noqa: E402
 
 try:
     import torch
@@ -40,7 +41,7 @@ def _load(path, name):
 @pytest.mark.parametrize("name", FILES)
 def test_lint_matches_the_compiler(name):
     entry = EXPECTED["files"][name]
-    task_path = os.path.join(DATA, "tasks", entry["task"])
+    task_path = detect_task(entry["task"])
     cand_path = os.path.join(DATA, "candidates", name)
     with open(task_path) as a, open(cand_path) as b:
         lint = next(v for v in run_detectors(a.read(), b.read()) if v["detector"] == "triton_lint")

@@ -13,6 +13,8 @@ using namespace kwb::detect;
 namespace {
 
 const QString kData = QStringLiteral(KWB_TEST_DATA "/detect");
+// The shipped tasks, as the detector corpus uses them (no copies under tests/data).
+const QString kTasks = QStringLiteral(KWB_SOURCE_DIR "/tasks/level3");
 
 const Verdict *find(const QList<Verdict> &vs, const char *detector)
 {
@@ -35,7 +37,7 @@ private slots:
         runner.setSmCount(114);
         QSignalSpy done(&runner, &DetectorRunner::finished);
         QSignalSpy failed(&runner, &DetectorRunner::failed);
-        runner.start(kData + "/tasks/37_LSTMCn.py", kData + "/candidates/lstm37_batch_grid.py");
+        runner.start(kTasks + "/37_LSTMCn.py", kData + "/candidates/lstm37_batch_grid.py");
         QVERIFY(runner.isRunning());
         QVERIFY(done.wait(30000));
         QCOMPARE(failed.count(), 0);
@@ -57,7 +59,7 @@ private slots:
     void blockingCheat()
     {
         DetectorRunner runner;
-        const DetectResult r = runner.runBlocking(kData + "/tasks/39_GRU.py", kData + "/candidates/cheat_nn_gru.py");
+        const DetectResult r = runner.runBlocking(kTasks + "/39_GRU.py", kData + "/candidates/cheat_nn_gru.py");
         QVERIFY2(r.ok, qPrintable(r.error));
         const Verdict *ref = find(r.verdicts, "integrity.reference_call");
         QVERIFY(ref);
@@ -70,10 +72,10 @@ private slots:
         DetectorRunner runner;
         runner.setPython(QStringLiteral("/nonexistent/python3"));
         QSignalSpy failed(&runner, &DetectorRunner::failed);
-        runner.start(kData + "/tasks/39_GRU.py", kData + "/candidates/cheat_nn_gru.py");
+        runner.start(kTasks + "/39_GRU.py", kData + "/candidates/cheat_nn_gru.py");
         QTRY_COMPARE(failed.count(), 1);
         QVERIFY(failed.first().first().toString().contains(QStringLiteral("/nonexistent/python3")));
-        const DetectResult r = runner.runBlocking(kData + "/tasks/39_GRU.py", kData + "/candidates/cheat_nn_gru.py");
+        const DetectResult r = runner.runBlocking(kTasks + "/39_GRU.py", kData + "/candidates/cheat_nn_gru.py");
         QVERIFY(!r.ok);
         QVERIFY(r.error.contains(QStringLiteral("cannot start")));
     }
@@ -81,7 +83,7 @@ private slots:
     void missingFileIsAClearError()
     {
         DetectorRunner runner;
-        const DetectResult r = runner.runBlocking(kData + "/tasks/39_GRU.py", kData + "/candidates/no_such_file.py");
+        const DetectResult r = runner.runBlocking(kTasks + "/39_GRU.py", kData + "/candidates/no_such_file.py");
         QVERIFY(!r.ok);
         QVERIFY2(r.error.contains(QStringLiteral("no_such_file.py")), qPrintable(r.error));
     }
