@@ -5,12 +5,15 @@
 // with $KWB_SCRIPTED_EVAL (tests/data/pipeline/scripted/1_ReLU_cassette.json states each candidate's
 // figures); one short run goes through the real worker and asserts only what holds on any machine.
 #include "store/runstore.h"
+#include "../../keptruns.h"
 
 #include <QDir>
 #include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <memory>
 
 using namespace kwb;
 
@@ -29,10 +32,18 @@ const Candidate *labelled(const Run &run, const QString &label)
 class TestPipelineCli : public QObject
 {
     Q_OBJECT
+    std::unique_ptr<QTemporaryDir> m_tmp; ///< each test's runs; kept when it fails
 private Q_SLOTS:
+    void init() { m_tmp = std::make_unique<QTemporaryDir>(); }
+    void cleanup()
+    {
+        test::keepIfFailed(m_tmp->path());
+        m_tmp.reset();
+    }
+
     void runWithoutKeyReplaysTheShippedCassette()
     {
-        QTemporaryDir tmp;
+        QTemporaryDir &tmp = *m_tmp;
         QProcess p;
         auto env = QProcessEnvironment::systemEnvironment();
         for (const auto &k : env.keys())
@@ -112,7 +123,7 @@ private Q_SLOTS:
 
     void noProfileTurnsProfilingOff()
     {
-        QTemporaryDir tmp;
+        QTemporaryDir &tmp = *m_tmp;
         QProcess p;
         auto env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("KWB_CONFIG_DIR"), tmp.filePath(QStringLiteral("config")));
@@ -149,7 +160,7 @@ private Q_SLOTS:
 
     void aBadScriptStopsTheRunBeforeItStarts()
     {
-        QTemporaryDir tmp;
+        QTemporaryDir &tmp = *m_tmp;
         QFile bad(tmp.filePath(QStringLiteral("bad.json")));
         QVERIFY(bad.open(QIODevice::WriteOnly));
         bad.write(R"({"format": "kwb-scripted-eval", "candidates": [{"source": "clamp", "status": "fast"}]})");
@@ -173,7 +184,7 @@ private Q_SLOTS:
     {
         // Without $KWB_SCRIPTED_EVAL the candidates run: one seed, no analysis, no stages, and only what
         // holds on any machine (the seed is correct and was measured on this CPU; no figure decides).
-        QTemporaryDir tmp;
+        QTemporaryDir &tmp = *m_tmp;
         QProcess p;
         auto env = QProcessEnvironment::systemEnvironment();
         env.remove(QStringLiteral("KWB_SCRIPTED_EVAL"));

@@ -5,10 +5,13 @@
 // ($KWB_SCRIPTED_EVAL, tests/data/suite/scripted_eval.json): every state and verdict asserted here
 // is the suite's own decision, the same on any machine (the real worker has its own tests).
 #include "suitetest.h"
+#include "../../keptruns.h"
 
 #include "store/runstore.h"
 
 #include <QTest>
+
+#include <memory>
 
 #include <csignal>
 
@@ -17,6 +20,7 @@ using namespace kwb;
 class TestSuiteCli : public QObject
 {
     Q_OBJECT
+    std::unique_ptr<QTemporaryDir> m_tmp; ///< each test's suites and runs; kept when it fails
     static QProcessEnvironment scripted(const test::SuiteServer &server, const QString &runsDir)
     {
         auto env = server.environment(runsDir);
@@ -25,6 +29,13 @@ class TestSuiteCli : public QObject
     }
 
 private Q_SLOTS:
+    void init() { m_tmp = std::make_unique<QTemporaryDir>(); }
+    void cleanup()
+    {
+        test::keepIfFailed(m_tmp->path());
+        m_tmp.reset();
+    }
+
     void suiteOfSmallTasksWithFailures()
     {
         // Softmax: every answer is broken (no correct candidate); Matmul: the candidate kills its
@@ -35,7 +46,7 @@ private Q_SLOTS:
         // run once lost that race at 25 s).
         test::SuiteServer server(QJsonObject{{"torch.softmax", "broken"}, {"torch.matmul", "crash"}, {"F.gelu", "stall"}});
         QVERIFY(server.port() > 0);
-        QTemporaryDir tmp;
+        QTemporaryDir &tmp = *m_tmp;
         const QString suiteDir = tmp.filePath(QStringLiteral("suite"));
         QProcess p;
         p.setProcessEnvironment(scripted(server, tmp.filePath(QStringLiteral("runs"))));
@@ -109,7 +120,7 @@ private Q_SLOTS:
     {
         // A slow LLM (300 ms per answer) and one run at a time: kill while the second task runs.
         test::SuiteServer server({}, 300);
-        QTemporaryDir tmp;
+        QTemporaryDir &tmp = *m_tmp;
         const QString suiteDir = tmp.filePath(QStringLiteral("suite"));
         const QStringList tasks{QStringLiteral(KWB_SOURCE_DIR "/tasks/level1/1_ReLU.py"),
                                 QStringLiteral(KWB_TEST_DATA "/tasks/relu_small.py"),
@@ -165,7 +176,7 @@ private Q_SLOTS:
     void ctrlCStopsAfterTheCurrentStepAndResumes()
     {
         test::SuiteServer server({}, 300);
-        QTemporaryDir tmp;
+        QTemporaryDir &tmp = *m_tmp;
         const QString suiteDir = tmp.filePath(QStringLiteral("suite"));
         QProcess p;
         p.setProcessEnvironment(scripted(server, tmp.filePath(QStringLiteral("runs"))));
