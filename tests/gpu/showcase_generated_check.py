@@ -68,7 +68,13 @@ def prebuild(pairs, ext_dir, log):
     t0 = time.time()
     procs = [subprocess.Popen([sys.executable, "-c", PREBUILD_ONE, os.path.join(ROOT, "tasks", "level3", t + ".py"),
                                cand]) for t, cand in pairs]
-    codes = [p.wait() for p in procs]
+    codes = []
+    for p in procs:
+        try:
+            codes.append(p.wait(timeout=max(1.0, 300.0 - (time.time() - t0))))
+        except subprocess.TimeoutExpired:
+            p.kill()
+            codes.append(p.wait())
     subprocess.run(["chmod", "-R", "a+rwX", ext_dir])
     log("prebuild: %d/%d extensions built and ran in %.0f s (%s)" % (codes.count(0), len(codes), time.time() - t0,
                                                                   ext_dir))
@@ -96,6 +102,7 @@ def evaluate(task, cand, timeout):
 
 
 def run(a):
+    t0 = time.time()
     os.makedirs(a.out, exist_ok=True)
     report = open(os.path.join(a.out, "showcase_generated_check.txt"), "w")
 
@@ -145,7 +152,6 @@ def run(a):
     log("%-26s %-4s %-15s %8s %8s %9s %6s %s" % ("task", "file", "status", "x eager", "x graph", "cand ms", "wall",
                                                  "flags / reason"))
     rows = []
-    t0 = time.time()
     plan = [(t, w) for t in tasks for w in order]
     with open(os.path.join(a.out, "showcase_generated_check.jsonl"), "w") as jl:
         for k, (t, which) in enumerate(plan):
@@ -208,8 +214,9 @@ def main():
     r.add_argument("--tasks", default=",".join(TASKS))
     r.add_argument("--rounds", type=int, default=2, help="evaluations of each file per task (2: old, new, new, old)")
     r.add_argument("--extensions-dir", default=os.path.join(tempfile.gettempdir(), "kwb-ext-gencheck"))
-    r.add_argument("--task-timeout", type=float, default=240.0)
-    r.add_argument("--budget-s", type=float, default=520.0, help="no new evaluation starts after this")
+    r.add_argument("--task-timeout", type=float, default=150.0)
+    r.add_argument("--budget-s", type=float, default=430.0,
+                   help="no evaluation starts this long after the start (with --task-timeout: under 600 s in all)")
     r.add_argument("--commit", default="the working tree", help="what to call the tree in the report")
     a = ap.parse_args()
     if a.cmd == "extract":
