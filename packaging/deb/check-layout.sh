@@ -27,7 +27,7 @@ leaks=$(find "$stage" \( -name __pycache__ -o -name '*.pyc' -o -name '*.qrc' \) 
 [ -z "$leaks" ] || fail "build or test leftovers installed: $leaks"
 [ ! -e "$data/resources/kernel-workbench.desktop" ] || fail "the desktop entry belongs in share/applications only"
 for f in showcase/_body.py showcase/cluster_rnn.cu showcase/make_showcase.py CMakeLists.txt; do
-    [ ! -e "$data/resources/$f" ] || fail "build input resources/$f installed: the showcase candidates ship, not their sources"
+    [ ! -e "$data/resources/$f" ] || fail "resources/$f installed: the showcase candidates ship, not their sources"
 done
 
 # The GUI brings its desktop integration; the metadata must name the desktop entry that exists.

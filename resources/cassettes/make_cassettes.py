@@ -9,8 +9,8 @@ The cassettes tell the seeds' story (docs/pipeline.md): a naive seed whose time 
 and its repair, an algorithm analysis as JSON, a persistent kernel (the showcase candidate
 resources/showcase/<task>.py, the GPU engineer's kernel, generated from its sources when this script
 runs), and a tuning stage that would regress (kept in the tree, not selected; the detectors' policy
-skips the stages on a good persistent kernel, so it only runs when the policy asks for stages). 1_ReLU tells the same story in plain PyTorch so
-the whole loop replays on a CPU machine.
+skips the stages on a good persistent kernel, so it only runs when the policy asks for stages).
+1_ReLU tells the same story in plain PyTorch so the whole loop replays on a CPU machine.
 
 Prompt hashes: the prompts hold measured figures (latencies, the device name), so a recording
 never matches another machine byte for byte; `kwb run` replays shipped cassettes leniently and says

@@ -171,7 +171,8 @@ def run(a):
             jl.write(json.dumps(dict(r, _task=t, _file=which, _clean=row["clean"])) + "\n")
             jl.flush()
 
-    log("\n== generated vs committed (x graph: mean of each side's evaluations; tolerance %.0f%%) ==" % (100 * TOLERANCE))
+    log("\n== generated vs committed (x graph: mean of each side's evaluations; tolerance %.0f%%) ==" % (
+        100 * TOLERANCE))
     summary = {"commit": a.commit, "old": src, "gpu": gpu, "tolerance": TOLERANCE, "tasks": {}, "rows": rows}
     ok = bool(rows) and all(r["clean"] for r in rows)
     for t in tasks:

@@ -26,8 +26,8 @@ def test_build_copy_is_what_the_sources_give():
     built = os.environ.get("KWB_SHOWCASE_DIR")
     if not built:
         pytest.skip("KWB_SHOWCASE_DIR not set (ctest sets it to the build's resources/showcase)")
-    assert make_showcase.check(built) == [], \
-        "the build's showcase candidates are not what the sources give: rebuild (cmake --build), or regenerate with make_showcase.py --out DIR"
+    assert make_showcase.check(built) == [], ("the build's showcase candidates are not what the sources give: "
+                                              "rebuild (cmake --build), or make_showcase.py --out DIR")
 
 
 def test_generator_gives_the_same_bytes_every_time(tmp_path):
