@@ -100,12 +100,12 @@ def handle(req, phase_emit):
         verdicts = _detect(req["task_file"], req["candidate_file"], int(req.get("gpu_sm_count") or 0),
                            _triton_version())
         return {"event": "result", "verdicts": verdicts}
-    from . import evaluate, judge
+    from . import judge
 
     if req.get("scratch_dir") and os.path.isdir(req["scratch_dir"]):
         os.chdir(req["scratch_dir"])
     t0 = time.time()
-    fn = judge.run_eval if op == "eval" else evaluate.run_baseline
+    fn = judge.run_eval if op == "eval" else judge.run_baseline
     result = fn(req, phase_emit)
     result["wall_seconds"] = time.time() - t0
     return {"event": "result", "result": result}
@@ -147,11 +147,11 @@ def serve():
     from . import judge
 
     _end_on_signals(judge)
-    judge.prestart_runner()  # the candidate's process imports torch while we wait for the request
+    judge.prestart_runner()  # the runners import torch while we wait for the request
     try:
         return _serve_one(judge)
     finally:
-        judge.drop_prestarted_runner()  # no request, a bad one: the unused runner (and its cgroup) go
+        judge.drop_prestarted_runner()  # no request, a bad one: the unused runners (and their cgroups) go
 
 
 def _serve_one(judge):

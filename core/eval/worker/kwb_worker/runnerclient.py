@@ -256,7 +256,10 @@ class RunnerClient:
     def note(self):
         return self.m_note
 
-    def start(self, uid="auto"):
+    def start(self, uid="auto", role="candidate"):
+        """`role`: "candidate" (the candidate's process) or "reference" (the task's own code only; it makes
+        itself undumpable, so a candidate running as the same user cannot reach it)."""
+        self.m_role = role
         uid = _runner_uid() if uid == "auto" else uid
         os.makedirs(self.m_home, exist_ok=True)
         env = runner_environment(os.environ)
@@ -273,6 +276,7 @@ class RunnerClient:
             # Benchmarks of trusted kernels only: one candidate's build cache serves the next.
             env["TORCH_EXTENSIONS_DIR"] = shared
         env.pop("KWB_JUDGE_KEY", None)
+        env["KWB_RUNNER_ROLE"] = role
         if uid is not None:
             _hand_over(self.m_home, uid)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -329,7 +333,7 @@ class RunnerClient:
             self.kill()
             self.m_note = "the candidate's process runs as the judge's user: an unprivileged one could not start (%s)" % why
             log(self.m_note)
-            self.start(uid=None)
+            self.start(uid=None, role=getattr(self, "m_role", "candidate"))
             self.m_info = self._recv(limit)
             return self.m_info
 
