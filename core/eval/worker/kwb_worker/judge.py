@@ -43,7 +43,7 @@ from .failures import NO_GPU_REASON, Failure, one_line
 from .integrity import JudgeChecks, is_oom
 from .lane import Lane
 from .loader import GPU_ONLY, gpu_needs, seed_all
-from .runnerclient import RunnerClient, RunnerGone, build_dir_for, place_file
+from .runnerclient import RunnerClient, RunnerGone, build_dir_for, place_file, runner_cpus
 
 BIG = 256 << 20  # inputs + outputs above this: one set alive at a time, one call a frame, no fp64 copy
 CHECK_ALL_BYTES = 256 << 20  # timed outputs checked in full below this many bytes in all
@@ -65,6 +65,15 @@ _sysrand = random.SystemRandom()
 _runners = {}  # the pre-started runners of this worker process: "reference", "candidate"
 
 
+_cpus = []  # the CPUs of this worker's runners (runnerclient.runner_cpus), found once
+
+
+def _runner_cpus():
+    if not _cpus:
+        _cpus.append(runner_cpus())
+    return _cpus[0]
+
+
 def prestart_runner():
     """Starts the two runner processes ahead of the request (called by `serve`)."""
     if os.environ.get("KWB_PRESTART_RUNNER", "1") == "0":
@@ -72,7 +81,7 @@ def prestart_runner():
     for role in ("candidate", "reference"):
         if role not in _runners:
             try:
-                _runners[role] = RunnerClient().start(role=role)
+                _runners[role] = RunnerClient().start(role=role, cpus=_runner_cpus())
             except Exception as e:  # started again, and reported, when the request comes
                 log("%s runner pre-start failed: %s" % (role, one_line(e)))
 
@@ -87,7 +96,7 @@ _current = []  # the runners of the evaluation in progress
 
 
 def _take_runner(role):
-    r = _runners.pop(role, None) or RunnerClient().start(role=role)
+    r = _runners.pop(role, None) or RunnerClient().start(role=role, cpus=_runner_cpus())
     _current.append(r)
     return r
 
@@ -182,6 +191,14 @@ class _Judge:
         self.device_draws = True
         self.flusher = timing.L2Flusher(ctx.device) if self.on_gpu else None
         self.m_tick = torch.zeros(1, device=ctx.device) if self.on_gpu else None
+        self.m_t, self.m_stages = time.time(), []
+
+    def stage(self, name):
+        """Where the evaluation's time goes (logged at the end)."""
+        now = time.time()
+        if name:
+            self.m_stages.append((name, now - self.m_t))
+        self.m_t = now
 
     def memory_context(self):
         try:
@@ -206,19 +223,23 @@ class _Judge:
                 raise _oom_failure("drawing the inputs of trial %d" % trial, e, self.ctx, "")
             raise Failure("internal_error", "the task's get_inputs() failed: %s: %s" % (type(e).__name__, one_line(e)))
 
-    def fresh_inputs(self):
-        """An input set nobody can predict (timed calls): the task's own generator, freshly seeded. On a GPU
-        drawn on the device (torch's default device set to it): a 64 MB randn costs half a second on a
-        host and a few microseconds there, and every round draws a new set for every call."""
+    def fresh_inputs(self, n=None):
+        """Input sets nobody can predict (timed calls): the task's own generator, seeded afresh from the OS's
+        random source, drawing set after set (n of them; None: one set, not in a list). On a GPU drawn on the
+        device (torch's default device set to it): a 64 MB randn costs half a second on a host and a few
+        microseconds there, and every round draws a new set for every call."""
         seed_all(_sysrand.randrange(1 << 62))
+        count = 1 if n is None else n
         try:
             if self.on_gpu and self.device_draws:
                 try:
                     with self.ctx.device:
-                        return list(self.ctx.task.get_inputs())
+                        sets = [list(self.ctx.task.get_inputs()) for _ in range(count)]
+                    return sets[0] if n is None else sets
                 except (TypeError, AttributeError):  # torch without device context managers
                     self.device_draws = False
-            return list(self.ctx.task.get_inputs())
+            sets = [list(self.ctx.task.get_inputs()) for _ in range(count)]
+            return sets[0] if n is None else sets
         except BaseException as e:
             if is_oom(e):
                 raise _oom_failure("drawing a fresh input set", e, self.ctx, "")
@@ -312,6 +333,31 @@ class _Judge:
             self.memory_note("outputs compared on the host: the device was full")
             return compare(ref, outs, self.atol, self.rtol, torch.device("cpu"))
 
+    def compare_batch(self, refs, outs):
+        """(kind, max abs err) of a round's calls compared at once: each output position's values of every call
+        laid end to end (one comparison instead of one per call, for batches of hundreds of tiny calls).
+        "ok", or "recheck" when anything differs or the calls' outputs are not alike (then each call is compared
+        on its own, which says which)."""
+        if len(refs) == 1 or any(len(r) != len(refs[0]) for r in refs) or any(len(o) != len(refs[0]) for o in outs):
+            return "recheck", None
+        worst = 0.0
+        try:
+            for i in range(len(refs[0])):
+                rs, cs = [r[i] for r in refs], [o[i] for o in outs]
+                if not all(isinstance(x, torch.Tensor) for x in rs + cs) or \
+                        any(c.shape != rs[0].shape or c.dtype != rs[0].dtype for c in rs + cs):
+                    return "recheck", None
+                kind, m, _, _ = self.compare([torch.cat([r.reshape(-1) for r in rs])],
+                                             [torch.cat([c.reshape(-1) for c in cs])])
+                if kind != "ok":
+                    return "recheck", None
+                worst = _nanmax(worst, m)
+        except BaseException as e:
+            if is_oom(e):
+                return "recheck", None
+            raise
+        return "ok", worst
+
     def memory_note(self, text):
         if text not in self.res["memory_note"]:
             self.res["memory_note"] = "; ".join(x for x in (self.res["memory_note"], text) if x)
@@ -358,17 +404,21 @@ class _Judge:
         self.graph = self.on_gpu and req.get("graph_baseline", True) and req.get("baselines", True) is not False
 
         ctx.set_phase("loading_candidate" if not self.baseline_only else "running")
+        self.stage("references")
         self.open_lanes()
+        self.stage("runners ready")
         self.ref.ask({"cmd": "reference", "task": place_file(req["task_file"], self.ref.runner.home,
                                                              self.ref.runner.m_uid, "kwb_task_reference.py"),
                       "init": init, "seed": ctx.seed})
         self.clean = self.clean_rounds(first if self.big else None)
+        self.stage("clean rounds")
         if self.baseline_only:
             self.report_baseline()
             return
 
         cand_path = place_file(req["candidate_file"], self.cand.runner.home, self.cand.runner.m_uid)
         builds = build_dir_for(source.encode("utf-8", "surrogateescape"), self.cand.runner.m_uid) if needs else None
+        self.stage("")
         setup = self.cand.ask({"cmd": "setup", "candidate": cand_path, "init": init, "seed": ctx.seed,
                                "needs_gpu": bool(needs), "extensions_dir": builds})
         self.cand.pause()
@@ -383,9 +433,12 @@ class _Judge:
         else:
             trials = list(zip(sets, refs))
             del sets, refs, first, ref0
+        self.stage("candidate loaded")
         self.correctness(trials)
+        self.stage("trials")
         del trials
         self.timed()
+        self.stage("timed rounds")
 
         res["status"] = "ok"
         summary = "correct in %d trials and %d checked timed calls (max abs err %.3g)" % (
@@ -400,6 +453,8 @@ class _Judge:
 
         if req.get("integrity", True) is not False:
             self.probe_sensitivity(probe_inputs)
+            self.stage("sensitivity probe")
+        log("stages (s): " + ", ".join("%s %.2f" % x for x in self.m_stages))
 
         if req.get("profile"):
             ctx.set_phase("profiling")
@@ -501,7 +556,7 @@ class _Judge:
     # ---- rounds ---------------------------------------------------------------------------------------
     def draws(self, n):
         """n fresh input sets (a big task: its one set, drawn anew)."""
-        return [self.fresh_inputs() for _ in range(n)]
+        return self.fresh_inputs(n)
 
     def idle_ms(self):
         """How long a tiny kernel of the judge's takes now (GPU): a context with work still running makes it
@@ -772,14 +827,18 @@ class _Judge:
         outs = self.cand.outputs(frames["candidate"], 0)
         for k, (s, seen) in enumerate(zip(sets, self.cand.inputs(len(sets)))):
             self.checks.note_inputs(-1, s, seen, "%s, call %d" % (what, k + 1))
-        for k, (ref, out) in enumerate(zip(refs, outs)):
-            kind, m, _, detail = self.compare(ref, out)
-            if kind != "ok":
-                res["failing_trial"] = -1
-                raise Failure("wrong_result" if kind == "wrong" else "shape_mismatch",
-                              "%s, call %d of %d: %s (right in all %d correctness trials: the candidate behaves "
-                              "differently once it is timed)" % (what, k + 1, len(outs), detail, res["trials"]))
-            res["max_abs_err"] = _nanmax(res["max_abs_err"], m)
+        kind, worst = self.compare_batch(refs, outs)
+        if kind != "ok":
+            worst = None
+            for k, (ref, out) in enumerate(zip(refs, outs)):
+                kind, m, _, detail = self.compare(ref, out)
+                if kind != "ok":
+                    res["failing_trial"] = -1
+                    raise Failure("wrong_result" if kind == "wrong" else "shape_mismatch",
+                                  "%s, call %d of %d: %s (right in all %d correctness trials: the candidate behaves "
+                                  "differently once it is timed)" % (what, k + 1, len(outs), detail, res["trials"]))
+                worst = _nanmax(worst, m)
+        res["max_abs_err"] = _nanmax(res["max_abs_err"], worst)
         if fp64 and self.err64 is not None:
             try:
                 got = self.fp64_check(0, sets[0], refs[0], outs[0], fwd_seed=_fwd_seed(self.ctx, 0))
