@@ -126,6 +126,18 @@ def _end_on_signals(judge):
         signal.signal(sig, end)
 
 
+def _warm_cuda():
+    """The judge's CUDA context, made while no request waits for it (a second or more on a GPU machine)."""
+    try:
+        import torch
+
+        if torch.cuda.is_available():
+            torch.zeros(1, device="cuda").add_(1)
+            torch.cuda.synchronize()
+    except Exception as e:
+        log("CUDA warm-up failed: %s" % e)
+
+
 def serve():
     take_stdout()
     from .runnerclient import die_with_parent, protect_judge
@@ -148,6 +160,7 @@ def serve():
 
     _end_on_signals(judge)
     judge.prestart_runner()  # the runners import torch while we wait for the request
+    _warm_cuda()
     try:
         return _serve_one(judge)
     finally:

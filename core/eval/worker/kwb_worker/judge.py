@@ -56,7 +56,7 @@ FINGERPRINT = 1 << 20  # elements of a big output kept to tell a repeated output
 # inputs and outputs at most BATCH_BYTES (keys: on a GPU).
 BATCH_TARGET_MS = {True: 10.0, False: 10.0}
 BATCH_MAX = {True: 1024, False: 256}
-BATCH_BYTES = {True: 512 << 20, False: 64 << 20}
+BATCH_BYTES = {True: 1 << 30, False: 64 << 20}
 CLEAN_ROUNDS = {True: 6, False: 6}  # rounds before the candidate is imported (after WARM_ROUNDS discarded)
 WARM_ROUNDS = 2
 FLOOR_SHARE = 0.02  # a frame is never charged less than this share of itself (a plumbing above the frame)

@@ -329,11 +329,6 @@ class RunnerClient:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
 
         def child():
-            if cpus:
-                try:
-                    os.sched_setaffinity(0, cpus)
-                except OSError:
-                    pass
             if uid is not None:
                 os.setgroups([])
                 os.setgid(uid)
@@ -377,6 +372,7 @@ class RunnerClient:
             self.m_info = self._recv(limit)
             if not self.m_info.get("ready"):
                 raise RunnerGone("the runner's first message was not 'ready'")
+            self.pin()
             return self.m_info
         except RunnerGone as e:
             if self.m_uid is None:
@@ -387,7 +383,23 @@ class RunnerClient:
             log(self.m_note)
             self.start(uid=None, role=getattr(self, "m_role", "candidate"), cpus=getattr(self, "m_cpus", None))
             self.m_info = self._recv(limit)
+            self.pin()
             return self.m_info
+
+    def pin(self):
+        """Every thread of the ready runner onto its CPUs (after its start: `import torch` on one core is slow);
+        what it starts later inherits them."""
+        if not self.m_cpus or self.m_proc is None:
+            return
+        try:
+            tids = [int(t) for t in os.listdir("/proc/%d/task" % self.m_proc.pid)]
+        except OSError:
+            tids = [self.m_proc.pid]
+        for tid in tids:
+            try:
+                os.sched_setaffinity(tid, self.m_cpus)
+            except OSError:
+                pass
 
     def request(self, msg, fds=(), limit=None):
         """Sends a command and returns the reply dict. Raises RunnerGone when the runner is dead or
