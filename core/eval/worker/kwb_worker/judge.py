@@ -12,9 +12,10 @@ the same code (runner.py), driven through the same lane (lane.py):
 
 One clock for every figure: a frame is a batch of n calls back to back on n fresh input sets, timed by
 the judge's wall clock from thawing the runner to its answer (the outputs copied out included), the
-runner stopped outside frames. A figure is (frame - plumbing) / n, the plumbing being the lane's fastest
-dry frame (a batch whose forward does nothing) before the candidate was imported. n is sized per task so the batch's calls fill ~BATCH_TARGET_MS within a
-memory bound (one call a frame for big tasks), so the plumbing's noise is a small part of the frame.
+runner stopped outside frames. A figure is (frame - plumbing) / n, the plumbing being the reference lane's
+fastest dry frame (a batch whose forward does nothing) of the evaluation, the same for both lanes. n is sized
+per task so the batch's calls fill ~BATCH_TARGET_MS within a memory bound (one call a frame for big tasks), so
+the plumbing's noise is a small part of the frame.
 Eager, the CUDA graph and the candidate go through exactly this path, in rounds whose order rotates:
 
 - the task's own code comes out at 1.00x at every size, on a GPU and on a CPU, by construction;
@@ -852,14 +853,15 @@ class _Judge:
 
     # ---- figures ------------------------------------------------------------------------------------------
     def plumbing(self, got):
-        """The plumbing of each lane's frames: its fastest dry frame before the candidate was imported (the same
-        number of frames for both lanes). Delays a loaded machine adds to a frame come and go and only ever
-        lengthen it; subtracting the fastest dry frame leaves them in every figure alike, so noise pulls a ratio
-        towards 1 instead of dividing by what is left of a frame after its median plumbing (which on a loaded CPU
-        can be nothing)."""
-        p_ref = min(self.clean["dry"])
-        p_cand = min(self.clean["dry_cand"]) if self.clean.get("dry_cand") else p_ref
-        return p_ref, p_cand
+        """The plumbing subtracted from every frame, of either lane: the reference lane's fastest dry frame over the
+        whole evaluation (a batch whose forward does nothing, delivering outputs of the reference's shapes). The
+        two lanes run the same code on the same CPU, so their plumbing is one; subtracting one figure from both
+        keeps the noise of two estimates out of the ratio, and whatever the candidate's lane carries beyond it
+        is charged to the candidate. A loaded machine only lengthens frames: the fastest dry frame leaves those
+        delays in every figure alike, pulling a ratio towards 1 rather than dividing by what is left of a frame
+        after a noisy plumbing. The candidate lane's own dry frames, before its import, are evidence only."""
+        p = min(list(self.clean["dry"]) + list(got.get("dry") or []))
+        return p, p
 
     def report_times(self, got):
         res, clean, K = self.res, self.clean, self.K
