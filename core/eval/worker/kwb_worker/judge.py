@@ -58,8 +58,8 @@ FINGERPRINT = 1 << 20  # elements of a big output kept to tell a repeated output
 BATCH_TARGET_MS = {True: 10.0, False: 10.0}
 BATCH_MAX = {True: 1024, False: 256}
 BATCH_BYTES = {True: 1 << 30, False: 64 << 20}
-CLEAN_ROUNDS = {True: 6, False: 6}  # rounds before the candidate is imported (after WARM_ROUNDS discarded)
-WARM_ROUNDS = 2
+CLEAN_ROUNDS = {True: 6, False: 4}  # rounds before the candidate is imported (after WARM_ROUNDS discarded)
+WARM_ROUNDS = {True: 2, False: 1}
 FLOOR_SHARE = 0.02  # a frame is never charged less than this share of itself (a plumbing above the frame)
 _sysrand = random.SystemRandom()
 
@@ -640,14 +640,14 @@ class _Judge:
             self.cand.write(sets)  # its slots (a dry batch reads no input)
         names = ["dry", "eager"] + (["graph"] if self.graph and not self.big else []) + \
             (["dry_cand"] if self.cand is not None else [])
-        for i in range(WARM_ROUNDS + n):
+        for i in range(WARM_ROUNDS[self.on_gpu] + n):
             if i and not self.big:  # a big task's baselines run on its first set (no candidate reads it)
                 sets = self.draws(K)
                 self.ref.write(sets)
             frames, idle = self.round_frames(i, names, sets, "clean round", phase)
             if i == 0:
                 self.first_round_checks(sets, frames)
-            if i < WARM_ROUNDS:
+            if i < WARM_ROUNDS[self.on_gpu]:
                 continue
             for name, f in frames.items():
                 got[name].append(f.ms)
