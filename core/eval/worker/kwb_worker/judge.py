@@ -420,9 +420,11 @@ class _Judge:
         cand_path = place_file(req["candidate_file"], self.cand.runner.home, self.cand.runner.m_uid)
         builds = build_dir_for(source.encode("utf-8", "surrogateescape"), self.cand.runner.m_uid) if needs else None
         self.stage("")
+        self.cand.runner.pin(False)  # its import may build extensions: on the judge's CPUs
         setup = self.cand.ask({"cmd": "setup", "candidate": cand_path, "init": init, "seed": ctx.seed,
                                "needs_gpu": bool(needs), "extensions_dir": builds})
         self.cand.pause()
+        self.cand.runner.pin()
         mb = setup.get("model_bytes")
         self.cand_model_bytes = int(mb) if isinstance(mb, int) and not isinstance(mb, bool) and 0 <= mb < 2 ** 50 else 0
         if self.on_gpu:
@@ -553,6 +555,7 @@ class _Judge:
                 raise Failure("internal_error", "the %s's process sees no GPU although the judge does" % lane.name)
             lane.open()
             lane.pause()
+            lane.runner.pin()
 
     # ---- rounds ---------------------------------------------------------------------------------------
     def draws(self, n):

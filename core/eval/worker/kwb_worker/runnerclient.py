@@ -372,7 +372,6 @@ class RunnerClient:
             self.m_info = self._recv(limit)
             if not self.m_info.get("ready"):
                 raise RunnerGone("the runner's first message was not 'ready'")
-            self.pin()
             return self.m_info
         except RunnerGone as e:
             if self.m_uid is None:
@@ -383,21 +382,22 @@ class RunnerClient:
             log(self.m_note)
             self.start(uid=None, role=getattr(self, "m_role", "candidate"), cpus=getattr(self, "m_cpus", None))
             self.m_info = self._recv(limit)
-            self.pin()
             return self.m_info
 
-    def pin(self):
-        """Every thread of the ready runner onto its CPUs (after its start: `import torch` on one core is slow);
-        what it starts later inherits them."""
-        if not self.m_cpus or self.m_proc is None:
+    def pin(self, on=True):
+        """Every thread of the runner onto its CPUs (`on`), or back onto the judge's (a candidate's import may
+        build extensions: not on one core); what it starts later inherits them. Called with the runner stopped
+        or waiting for a command."""
+        if not getattr(self, "m_cpus", None) or self.m_proc is None:
             return
         try:
+            cpus = self.m_cpus if on else os.sched_getaffinity(0)
             tids = [int(t) for t in os.listdir("/proc/%d/task" % self.m_proc.pid)]
         except OSError:
-            tids = [self.m_proc.pid]
+            return
         for tid in tids:
             try:
-                os.sched_setaffinity(tid, self.m_cpus)
+                os.sched_setaffinity(tid, cpus)
             except OSError:
                 pass
 
