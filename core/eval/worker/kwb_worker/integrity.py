@@ -254,7 +254,8 @@ class JudgeChecks:
             self.m_sensitivity = ("no", "info", "every probed part of the inputs reaches the output (%s)" % how, [])
 
     def note_baselines(self, clean, during):
-        """Baselines timed before the candidate was imported vs while its process was alive (stopped)."""
+        """The baselines' frames (ms, whole batches as the judge's clock saw them) before the candidate was imported
+        against those beside it (its process alive, stopped): `clean` lists, `during` stats."""
         ev, hits = [], []
         for name, samples in clean.items():
             if not samples or not during.get(name, {}).get("samples"):
@@ -265,7 +266,7 @@ class JudgeChecks:
             before, now = min(samples), during[name]["min_ms"]
             worst, med = max(samples), during[name]["median_ms"]
             jitter = 0.05 if self.m_onGpu else 0.05 + (worst - before)  # the clean rounds' own spread
-            ev.append("%s: fastest %.4f ms before the candidate was imported, %.4f ms beside it; median beside "
+            ev.append("%s frames: fastest %.4f ms before the candidate was imported, %.4f ms beside it; median beside "
                       "it %.4f ms, slowest before %.4f ms" % (name, before, now, med, worst))
             if now > (1.3 if self.m_onGpu else 1.6) * before + jitter:
                 hits.append("%s baseline %.2fx slower beside the candidate than before it was imported"

@@ -897,8 +897,9 @@ class _Judge:
         res["candidate"] = timing.stats(per_call(got["candidate"], p_cand, K))
         self.checks.note_clock(got["claim"], got["candidate"], p_cand, got["eager_claim"], got["eager"], p_ref)
         self.checks.note_stopped(got["cpu"], clean.get("cpu_cand", []), statistics.median(got["candidate"]))
-        if clean_calls:
-            self.checks.note_baselines(clean_calls, beside)
+        clean_frames = {n: clean[n] for n in ("eager", "graph") if clean.get(n) and got.get(n)}
+        if clean_frames:
+            self.checks.note_baselines(clean_frames, {n: timing.stats(got[n]) for n in clean_frames})
         if res["candidate"]["median_ms"]:
             base = res["graph"] if res["graph"]["samples"] else res["eager"]
             if base["samples"]:
