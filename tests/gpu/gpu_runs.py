@@ -55,16 +55,19 @@ def gpu_used_mib():
 
 
 class PeakSampler(threading.Thread):
-    """The device's memory in use, sampled every 50 ms (judge, runner and candidate together)."""
+    """The device's memory in use, sampled every KWB_PEAK_INTERVAL_S seconds (default 0.5; judge, runners and
+    candidate together). Each sample is an nvidia-smi run, which takes the driver's lock: sampled every 50 ms it
+    disturbed the launch-bound timings of an evaluation on the host's other GPU."""
 
     def __init__(self):
         super().__init__(daemon=True)
         self.peak, self.stop = 0, False
+        self.interval = float(os.environ.get("KWB_PEAK_INTERVAL_S", "0.5"))
 
     def run(self):
         while not self.stop:
             self.peak = max(self.peak, gpu_used_mib())
-            time.sleep(0.05)
+            time.sleep(self.interval)
 
 
 class Evaluations:

@@ -15,6 +15,7 @@ starting tasks after --budget-s (a device command may run 10 minutes). Totals co
 state file.
 
 Usage: kernelbench_sweep.py KERNELBENCH_DIR --state FILE [--levels 1,2,3] [--budget-s 540] [--commit ID]
+                           [--every N --start M]   (a shard: every Nth task from the Mth, e.g. one per GPU)
 """
 import argparse
 import glob
@@ -81,11 +82,13 @@ def main():
     ap.add_argument("--state", required=True, help="JSON lines, one per finished task; read to resume")
     ap.add_argument("--device", default="cuda")
     ap.add_argument("--commit", default=None)
+    ap.add_argument("--every", type=int, default=1, help="a shard: every Nth task of the levels' list ...")
+    ap.add_argument("--start", type=int, default=0, help="... from this one (0-based)")
     a = ap.parse_args()
     commit = a.commit or git_commit()
     done = {(r["level"], r["task"]) for r in load_state(a.state)}
-    todo = [(lv, p) for lv, p in task_list(a.kernelbench, [int(x) for x in a.levels.split(",")])
-            if (lv, os.path.splitext(os.path.basename(p))[0]) not in done]
+    listed = task_list(a.kernelbench, [int(x) for x in a.levels.split(",")])[a.start::max(1, a.every)]
+    todo = [(lv, p) for lv, p in listed if (lv, os.path.splitext(os.path.basename(p))[0]) not in done]
     print("sweep at commit %s: %d tasks done before, %d to go" % (commit, len(done), len(todo)), flush=True)
     out = open(a.state, "a")
     tmp = tempfile.mkdtemp(prefix="kwb-sweep-")

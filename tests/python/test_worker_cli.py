@@ -68,7 +68,7 @@ def test_correct_candidate(runs):
     assert set(verdicts) == {"integrity.cached_output", "integrity.input_mutation", "integrity.output_aliasing",
                              "integrity.timer_patch", "integrity.threads", "integrity.side_stream",
                              "integrity.precision", "integrity.implausible_speedup",
-                             "integrity.timing_disagreement", "integrity.deferred_work",
+                             "integrity.timing_disagreement", "integrity.work_while_stopped",
                              "integrity.baseline_interference", "integrity.insensitive_inputs"}
     assert all(v["outcome"] != "yes" for v in verdicts.values()), verdicts
     assert verdicts["integrity.insensitive_inputs"]["outcome"] == "no"  # every element of a ReLU's input counts

@@ -10,7 +10,7 @@ from conftest import WORKER_DIR, cand, task
 sys.path.insert(0, WORKER_DIR)
 torch = pytest.importorskip("torch")
 
-from kwb_worker import cli, evaluate, failures, loader, profile, timing  # noqa: E402
+from kwb_worker import cli, evaluate, failures, loader, profile, timing  # noqa: E402,F401
 
 
 def test_compare_handles_tuples_nan_shapes_dtypes():
@@ -112,21 +112,12 @@ def test_cuda_requested_without_gpu_is_no_gpu():
     assert e.value.status == "no_gpu" and "needs a CUDA GPU" in e.value.reason
 
 
-def test_graph_baseline_wrapper_times_a_callable(monkeypatch):
-    # The CUDA capture itself needs a GPU (tests/gpu/gpu_eval_check.py); this checks the code around it.
-    out = torch.ones(3)
-    calls = []
-    monkeypatch.setattr(timing, "capture_graph", lambda model, inputs: (lambda: calls.append(1), out, object()))
-    monkeypatch.setattr(torch.cuda, "synchronize", lambda *a: None)
-    ctx = evaluate._Ctx({"seed": 1}, lambda name: None)
-    ctx.ref_model = None
-    fn, why = evaluate._graph_baseline(ctx, [], [torch.ones(3)])
-    assert why is None and callable(fn)
-    fn()
-    assert len(calls) == 2  # one sanity replay, one timed call
-    monkeypatch.setattr(timing, "capture_graph", lambda model, inputs: (_ for _ in ()).throw(RuntimeError("no")))
-    fn, why = evaluate._graph_baseline(ctx, [], [])
-    assert fn is None and "RuntimeError: no" in why
+def test_per_call_figure_is_the_frame_less_the_plumbing():
+    # The judge's one rule for every figure: (frame - plumbing) / calls, never below FLOOR_SHARE of the frame.
+    from kwb_worker import judge
+
+    assert judge.per_call([10.0, 12.0], 2.0, 4) == [2.0, 2.5]
+    assert judge.per_call([1.0], 5.0, 1) == [judge.FLOOR_SHARE * 1.0]
 
 
 def _cpu_ticks(pid):

@@ -100,12 +100,12 @@ def handle(req, phase_emit):
         verdicts = _detect(req["task_file"], req["candidate_file"], int(req.get("gpu_sm_count") or 0),
                            _triton_version())
         return {"event": "result", "verdicts": verdicts}
-    from . import evaluate, judge
+    from . import judge
 
     if req.get("scratch_dir") and os.path.isdir(req["scratch_dir"]):
         os.chdir(req["scratch_dir"])
     t0 = time.time()
-    fn = judge.run_eval if op == "eval" else evaluate.run_baseline
+    fn = judge.run_eval if op == "eval" else judge.run_baseline
     result = fn(req, phase_emit)
     result["wall_seconds"] = time.time() - t0
     return {"event": "result", "result": result}
@@ -124,6 +124,18 @@ def _end_on_signals(judge):
 
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, end)
+
+
+def _warm_cuda():
+    """The judge's CUDA context, made while no request waits for it (a second or more on a GPU machine)."""
+    try:
+        import torch
+
+        if torch.cuda.is_available():
+            torch.zeros(1, device="cuda").add_(1)
+            torch.cuda.synchronize()
+    except Exception as e:
+        log("CUDA warm-up failed: %s" % e)
 
 
 def serve():
@@ -147,11 +159,12 @@ def serve():
     from . import judge
 
     _end_on_signals(judge)
-    judge.prestart_runner()  # the candidate's process imports torch while we wait for the request
+    judge.prestart_runner()  # the runners import torch while we wait for the request
+    _warm_cuda()
     try:
         return _serve_one(judge)
     finally:
-        judge.drop_prestarted_runner()  # no request, a bad one: the unused runner (and its cgroup) go
+        judge.drop_prestarted_runner()  # no request, a bad one: the unused runners (and their cgroups) go
 
 
 def _serve_one(judge):

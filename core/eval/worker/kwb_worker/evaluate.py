@@ -1,9 +1,6 @@
 # SPDX-License-Identifier: MIT
-"""The `eval` and `baseline` operations: correctness against a strict-fp32 reference, interleaved
-timing against eager and CUDA-graph baselines, run-time integrity checks, optional profiling.
-
-Every function returns an EvalResult dict (PROTOCOL.md); candidate failures become statuses,
-never exceptions. `phase(name)` is called as the evaluation moves on.
+"""What the judge (judge.py) builds on: the empty result, the strict-fp32 mode, devices, output comparison,
+the task's loading and the seeds of its inputs and forward calls, the timing counts, the fp64 helpers.
 """
 import copy
 import math
@@ -13,9 +10,7 @@ import traceback
 import torch
 
 from . import timing  # first: it keeps the genuine clocks before any candidate is imported
-from .channel import log
-from .failures import NO_GPU_REASON, Failure, classify, one_line
-
+from .failures import NO_GPU_REASON, Failure, one_line
 from .loader import import_file, seed_all
 
 FP64_TRIALS = 2  # trials also compared with an fp64 reference (enough to judge precision, cheap on CPU)
@@ -200,70 +195,6 @@ def _fwd_seed(ctx, trial):
     """Forward calls are seeded alike so tasks drawing random numbers in forward (35_LSTM's h0/c0)
     give the reference and the candidate the same draws."""
     return ctx.seed + 1000 + trial
-
-
-def _graph_baseline(ctx, inputs, ref_out_flat):
-    """(replay_fn, None) or (None, why). `ref_out_flat` None: no sanity comparison (a big task, whose
-    reference copy would not fit beside the graph's own outputs)."""
-    try:
-        replay, static_out, graph = timing.capture_graph(ctx.ref_model, inputs)
-        seed_all(_fwd_seed(ctx, 0))
-        replay()
-        torch.cuda.synchronize()
-        # A sanity check only: a task drawing random numbers in forward (35_LSTM) may differ by design.
-        kind, m, _, detail = compare(ref_out_flat, flatten(static_out), 1e-4, 1e-4) if ref_out_flat is not None \
-            else ("ok", None, None, "")
-        if kind != "ok":
-            log("note: CUDA-graph replay output differs from eager (%s); timing it anyway" % detail)
-        def fn():
-            # The closure keeps the graph and its static output (graph-pool memory) alive.
-            replay()
-            return static_out
-
-        return fn, None
-    except BaseException as e:
-        traceback.print_exc()
-        try:
-            torch.cuda.synchronize()
-        except BaseException:
-            pass
-        return None, "%s: %s" % (type(e).__name__, one_line(e))
-
-
-def run_baseline(req, phase):
-    """The `baseline` op: times the reference (eager, and its CUDA graph on a GPU)."""
-    res = empty_result(req)
-    ctx = _Ctx(req, phase)
-    try:
-        _load_task(ctx)
-        res["device"], res["on_gpu"] = device_label(ctx.device), ctx.device.type == "cuda"
-        ctx.set_phase("running")
-        inputs = _inputs(ctx, 0)
-        with torch.no_grad():
-            seed_all(_fwd_seed(ctx, 0))
-            ref_flat = [clone(x) for x in flatten(ctx.ref_model(*inputs))]
-        fns = {"eager": lambda: ctx.ref_model(*inputs)}
-        notes = []
-        if res["on_gpu"] and req.get("graph_baseline", True):
-            fn, why = _graph_baseline(ctx, inputs, ref_flat)
-            if fn is not None:
-                fns["graph"] = fn
-            else:
-                notes.append("graph baseline unavailable: " + why)
-        warmup, repeat = _timing_counts(req, res["on_gpu"])
-        times = timing.time_interleaved(fns, ctx.device, warmup, repeat)
-        for name, samples in times.items():
-            res[name] = timing.stats(samples)
-        res["status"] = "ok"
-        res["reason"] = "; ".join(["baseline timed on %s, %d samples" % (res["device"], repeat)] + notes)
-    except Failure as f:
-        res["status"], res["reason"] = f.status, f.reason
-    except BaseException as e:
-        traceback.print_exc()
-        st, why = classify(e, ctx.phase or "running", on_gpu=res["on_gpu"])
-        res["status"], res["reason"] = (st if st in ("out_of_memory", "crash") else "internal_error"), \
-            "reference failed: " + why
-    return res
 
 
 def _timing_counts(req, on_gpu):

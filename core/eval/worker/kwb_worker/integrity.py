@@ -10,7 +10,6 @@ was caught, "no" (severity info) when the check passed, "cannot_tell" when it co
 (e.g. integrity.side_stream on a CPU run, or integrity.precision when the fp64 reference failed).
 A failure before the candidate ran (syntax error, ...) gives no verdicts at all.
 """
-import math
 import statistics
 import sys
 import time
@@ -26,15 +25,13 @@ SEVERITY = {
     "integrity.threads": "warning",
     "integrity.side_stream": "error",
     "integrity.implausible_speedup": "error",
-    "integrity.timing_disagreement": "critical",
-    "integrity.deferred_work": "critical",
+    "integrity.timing_disagreement": "warning",
+    "integrity.work_while_stopped": "critical",
     "integrity.baseline_interference": "critical",
     "integrity.protocol": "critical",
     "integrity.isolation": "warning",
     "integrity.lingering_gpu_work": "critical",
 }
-CPU_CHECK_MIN_MS = 1.0  # on a CPU, calls shorter than this are judged by their fastest frame only (see note_timing)
-GPU_PLUMBING_SHARE = 0.15  # (GPU) share of the calibrated plumbing in the frames' allowances (its drift)
 LINGER_MS = 1.0  # a time slice of another context is ~2 ms on an H100; an idle GPU answers in ~0.02 ms
 
 FIXES = {
@@ -48,7 +45,7 @@ FIXES = {
     "integrity.implausible_speedup": "",
     "integrity.timing_disagreement": "Do all of the work inside forward(), on the current stream, and let the "
                                      "evaluator's clocks be.",
-    "integrity.deferred_work": "Compute the output inside forward(); do not defer work to later steps.",
+    "integrity.work_while_stopped": "Do all work inside forward(); start no process or thread that works between calls.",
     "integrity.baseline_interference": "Leave no work running on the GPU or the CPU after forward() returns.",
     "integrity.protocol": "Do not write to file descriptors or channels the candidate does not own.",
     "integrity.isolation": "",
@@ -121,7 +118,7 @@ class JudgeChecks:
         self.m_sensitivity = None
         self.m_isolation = ""
         self.m_timing = None  # (verdict outcome, summary, evidence)
-        self.m_deferred = None
+        self.m_stopped = None
         self.m_interference = None
         self.m_ranCandidate = False
         self.m_idle = []  # the judge's tiny kernel after each of the candidate's deliveries (ms)
@@ -181,170 +178,55 @@ class JudgeChecks:
         clean["tf32_changed"] = tf
         self.m_runner = clean
 
-    def note_timing(self, claimed, framed, sums, writes, delivered, cal, cpus=None):
-        """Compares the runner's clock with the judge's frames, like with like. Each frame holds a batch of
-        calls (cal["K"] of them: enough that the batch is long next to the plumbing's noise); `sums` are the
-        runner's claims for the whole batch, `writes` the judge's own writing of the inputs inside the frame
-        (the runner frozen meanwhile), `claimed` the claims per call. `cal` holds the same figures for the
-        task's own code run through the same runner, the same steps and data of the same size before the
-        candidate was imported (trusted: nothing of the candidate's existed). What a frame holds beyond its
-        claims and the judge's writing is plumbing; the candidate's may exceed the calibration's only by the
-        plumbing's own noise, which bounds the work a candidate can hide to that noise over the batch.
-        Returns the figures to report (ms per call, one per round): the runner's when the clocks agree,
-        else the judge's frame less its writing and the calibrated plumbing, over the batch (plus any
-        delivery beyond the calibration's)."""
-        if not claimed:
-            return []
-        gpu = self.m_onGpu
-        K = max(1, int(cal.get("K", 1)))
-        call_cal = statistics.median(cal["claim"]) if cal.get("claim") else 0.0
-        # A CPU's frames around a call carry a fraction of a millisecond of plumbing in a quiet moment and
-        # several milliseconds when the machine is loaded (a neighbour's eight evaluations), load that comes
-        # and goes between the calibration and the candidate's rounds. For a call shorter than
-        # CPU_CHECK_MIN_MS only the fastest frame and the fastest delivery are judged, each with that much
-        # room: work hidden in every call beyond it is caught, work hidden in some calls is not (PROTOCOL.md).
-        # On a CPU, medians of wall-clock frames follow the machine's load more than the candidate (load that
-        # comes and goes between the calibration and the candidate's rounds moved them by 4 ms on a CI
-        # machine): only the fastest frame and delivery are judged by the wall clock there, and the median
-        # by the candidate's CPU time (below), which waiting for a core does not add to.
-        coarse = not gpu
-        short = not gpu and call_cal < CPU_CHECK_MIN_MS
-        over = [f - s - w for f, s, w in zip(framed, sums, writes)]
-        over_cal = [f - s - w for f, s, w in zip(cal["frame"], cal["sum"], cal["write"])] or [0.0]
-        oc_min, oc_med = min(over_cal), statistics.median(over_cal)
-        mad = statistics.median([abs(x - oc_med) for x in over_cal])
-        spread = max(over_cal) - min(over_cal)
-        s_min, s_med = min(sums), statistics.median(sums)
-        o_min, o_med = min(over), statistics.median(over)
-        # Allowances: the plumbing's own noise (its spread and median deviation in the calibration, trusted;
-        # on a CPU a loaded scheduler adds milliseconds that no clock can tell from hidden work) and a few
-        # percent of the batch.
-        # The median deviation, not the spread: one frame the scheduler delayed by 30 ms (a loaded CI
-        # machine) must not widen the allowance by as much.
-        if gpu:
-            # The fastest frame against the fastest, with room for the plumbing's own size too: a GPU's frames
-            # of tiny calls carry 10-20 ms of plumbing for 30-40 calls, and the calibration's fastest of 10
-            # was 4.7 ms below its median once (an honest CUDA ReLU refused by 4.7 ms against 2.8 ms of
-            # allowance); on the H100 the honest set's fastest frames came within 10% of the calibration's
-            # median plumbing beyond the old allowance, the hidden work caught by this rule at 2300%+.
-            # The plumbing drifts between the calibration's rounds and the candidate's by a share of its size.
-            # The median likewise: 22_Tanh's own code (a 12 GB call, one a frame) carried 0.52 ms more plumbing
-            # in its rounds than in the calibration's 1.49 ms, beyond 0.52 ms of allowance.
-            drift = GPU_PLUMBING_SHARE * max(0.0, oc_med)
-            slack_min = max(0.1, 1.5 * mad) + 0.03 * s_min + drift
-            slack_med = max(0.3, 3.0 * mad) + 0.05 * s_med + drift
+    def note_clock(self, claims, frames, plumbing, ref_claims, ref_frames, ref_plumbing):
+        """The runner's own clock of its calls against the judge's frames, a cross-check only: the figure is the
+        frame whatever the runner says. `claims`/`frames` per timed round (ms a batch), `plumbing` the frame's
+        calibrated plumbing; the same for the reference's eager batches, honest by construction. A claim longer
+        than its frame is not the runner's clock; frames that are all far beyond their claims hold work outside
+        the calls (in a thread, in the outputs' copy), which the frame charges to the candidate. Either is a
+        warning with its figures, never a refusal: neither changes the figure. Fastest against fastest: a loaded
+        machine only ever adds to a frame, while work done outside the calls is in every one."""
+        if not claims or not frames:
+            return
+        gap = [f - plumbing - c for f, c in zip(frames, claims)]
+        ref_gap = [f - ref_plumbing - c for f, c in zip(ref_frames, ref_claims)] or [0.0]
+        g_min, r_min = min(gap), min(ref_gap)
+        calls = min(claims)
+        ev = ["the candidate's frames: median %.4f ms, plumbing %.4f ms, its own clock of its calls median %.4f ms; "
+              "outside its clock: %.4f ms at least, %.4f ms median (the reference's eager batches: %.4f ms at least)"
+              % (statistics.median(frames), plumbing, statistics.median(claims), g_min, statistics.median(gap), r_min)]
+        over = [(i, c, f) for i, (c, f) in enumerate(zip(claims, frames)) if c > f * 1.02 + 0.05]
+        if over:
+            i, c, f = over[0]
+            self.m_timing = ("yes", "the candidate's clock says timed batch %d took %.4f ms, longer than the %.4f ms "
+                                    "the judge's frame around it lasted: it is not the runner's clock (the figure is "
+                                    "the frame's)" % (i + 1, c, f), ev)
+        elif g_min - r_min > max(0.1, 0.2 * calls):
+            self.m_timing = ("yes", "every frame of the candidate's held at least %.4f ms outside its own clock of its "
+                                    "calls, the reference's %.4f ms: work beside or after its calls (a thread, the "
+                                    "outputs' copy), counted in its figure" % (g_min, r_min), ev)
         else:
-            slack_min = max(CPU_CHECK_MIN_MS if short else 0.3, mad) + 0.05 * s_min
-            slack_med = max(0.6, 3.0 * mad) + 0.05 * s_med
-        d_cal = cal.get("deliver") or [0.0]
-        dc_med, dc_min = statistics.median(d_cal), min(d_cal)
-        judged = [max(f - w - oc_med, s) / K for f, w, s in zip(framed, writes, sums)]
-        ev = ["runner's clock: fastest %.4f ms, median %.4f ms per call, %d call(s) a frame; the judge's frame "
-              "beyond the calls and its own writing of the inputs: fastest %.4f ms, median %.4f ms"
-              % (min(claimed), statistics.median(claimed), K, o_min, o_med),
-              "the task's own code through the same steps before the candidate was loaded: fastest %.4f ms, median "
-              "%.4f ms (%d frames, spread %.4f ms); allowances %.4f ms (fastest), %.4f ms (median)"
-              % (oc_min, oc_med, len(over_cal), spread, slack_min, slack_med)]
-        refused = list(claimed)
-        bad = [(i, s, f) for i, (s, f) in enumerate(zip(sums, framed)) if s > f + 0.02 + 0.01 * f]
-        if bad:
-            # The runner's clock runs inside the judge's frame: a claim longer than its frame is not the runner's.
-            i, a, f = bad[0]
-            self.m_timing = ("yes", "the candidate's clock says timed frame %d held %.4f ms of calls, longer than the "
-                                    "%.4f ms the judge's wall clock framed them in: the clock is not the runner's"
-                             % (i + 1, a, f),
-                             ev + ["%d of %d frames claimed more time than they lasted" % (len(bad), len(sums))])
-            refused = [max(f - w - oc_med, 0.0) / K for f, w in zip(framed, writes)]
-        elif o_min > oc_min + slack_min:
-            self.m_timing = ("yes", "every frame of the candidate's carries at least %.4f ms beyond its clock, the "
-                                    "task's own code %.4f ms: work was done outside the candidate's clock, which is "
-                                    "refused" % (o_min, oc_min), ev)
-            refused = judged
-        elif o_med > oc_med + slack_med and not coarse:
-            self.m_timing = ("yes", "the candidate's frames carry %.4f ms beyond its clock (median), the task's own "
-                                    "code %.4f ms: work was done outside the candidate's clock, which is refused"
-                             % (o_med, oc_med), ev)
-            refused = judged
-        else:
-            self.m_timing = ("no", "the candidate's clock agrees with the judge's frames (%.4f ms beyond it, the "
-                                   "task's own code %.4f ms)" % (o_med, oc_med), ev)
-        d_med, d_min = statistics.median(delivered), min(delivered)
-        d_mad = statistics.median([abs(x - dc_med) for x in d_cal])
-        # Each call's frame and its delivery together, against the calibration's: work a call hides goes
-        # somewhere, outside its claim in the frame or into the delivery; a candidate that splits its calls
-        # (some hide work in the frame, others in the delivery, one honest call setting every minimum) is
-        # seen here, since it must hide work in most of its calls to lower the median it is judged by.
-        excess = [f - s - w - oc_med + max(0.0, d - dc_med - 2.0 * d_mad)
-                  for f, s, w, d in zip(framed, sums, writes, delivered)]
-        excess_cal = [f - s - w - oc_med + max(0.0, d - dc_med - 2.0 * d_mad)
-                      for f, s, w, d in zip(cal["frame"], cal["sum"], cal["write"], d_cal)] or [0.0]
-        ec_med = statistics.median(excess_cal)
-        e_mad = statistics.median([abs(x - ec_med) for x in excess_cal])
-        slack_comb = max(0.3 if gpu else 0.2, 3.0 * e_mad) + 0.05 * s_med + (drift if gpu else 0.0)
-        e_med = statistics.median(excess)
-        ev.append("frame and delivery beyond the plumbing, per frame: median %.4f ms; the task's own code's %.4f ms "
-                  "(allowance %.4f ms)" % (e_med, ec_med, slack_comb))
-        if short:
-            ev.append("a call of %.4f ms on a CPU: the fastest frame and delivery are judged with %.1f ms of room"
-                      % (call_cal, CPU_CHECK_MIN_MS))
-        cpu_refused = self.cpu_rule(sums, cpus, cal, K, ev)
-        if cpu_refused is not None:
-            refused = cpu_refused
-        if self.m_timing[0] != "yes" and e_med > ec_med + slack_comb and not coarse:
-            self.m_timing = ("yes", "most of the candidate's frames and deliveries carry %.4f ms beyond its clock and the "
-                                    "plumbing (median), the task's own code's %.4f ms: work was hidden outside the "
-                                    "candidate's clock, which is refused" % (e_med, ec_med), ev)
-            refused = [(s + max(0.0, x)) / K for s, x in zip(sums, excess)]
-        ev2 = ["output delivery: fastest %.3f ms, median %.3f ms; the task's own code's: fastest %.3f ms, median "
-               "%.3f ms" % (d_min, d_med, dc_min, dc_med)]
-        # Minima against minima with a fixed floor (a loaded machine delays some deliveries, not the fastest),
-        # medians with room for the deliveries' own noise.
-        floor_min = max(0.2 if gpu else (CPU_CHECK_MIN_MS if short else 0.5), 0.05 * s_min)
-        floor = max(0.3 if gpu else 1.0, 0.1 * s_med, 0.0 if gpu else 3.0 * d_mad)
-        slow = []
-        if d_min > 1.5 * dc_min + floor_min:
-            slow.append("every delivery of the outputs took at least %.3f ms, the task's own code's %.3f ms"
-                        % (d_min, dc_min))
-        elif d_med > 1.5 * dc_med + floor and not coarse:
-            slow.append("delivering the outputs took %.3f ms (median), the task's own code's %.3f ms" % (d_med, dc_med))
-        if slow:
-            self.m_deferred = ("yes", slow[0] + ": work was moved out of the timed call", slow + ev2)
-            base = refused if self.m_timing[0] == "yes" else judged
-            refused = [b + max(d - dc_med, 0.0) / K for b, d in zip(base, delivered)]
-        else:
-            self.m_deferred = ("no", "delivering the outputs cost what it costs the task's own code", ev2)
-        return refused
+            self.m_timing = ("no", "the candidate's own clock agrees with the judge's frames", ev)
 
-    def cpu_rule(self, sums, cpus, cal, K, ev):
-        """(CPU) The candidate's CPU time per frame, every process and thread of its from the frame's start to
-        the end of its delivery, against what its calls can account for: the plumbing's CPU time (dry frames
-        of the calibration, whose forward does nothing) plus the claims times the CPUs it may use. Honest work
-        never exceeds that, however it is threaded and however loaded the machine (waiting for a core is not
-        CPU time); work hidden outside the calls does, beyond the calls' own length on a single thread.
-        Returns the figures to report (ms per call) when it refuses the clock, else None."""
-        dry = [x for x in (cal.get("cpu_dry") or []) if x is not None]
-        if self.m_onGpu or not cpus or any(c is None for c in cpus) or not dry:
-            return None
-        p = statistics.median(dry)
-        # How many CPUs a call may keep busy: those it may run on, but at most twice as many as the task's own
-        # code kept busy in the calibration (and at least 2), so that a many-core machine does not become room
-        # for hidden work.
-        used = [(c - p) / s for c, s in zip(cal.get("cpu") or [], cal.get("sum") or []) if c is not None and s > 0]
-        u_cal = statistics.median(used) if used else 1.0
-        n = max(1, min(int(cal.get("cpus") or 1), max(2, int(math.ceil(2.0 * u_cal)))))
-        p_mad = statistics.median([abs(x - p) for x in dry])
-        over = [c - p - n * s for c, s in zip(cpus, sums)]
-        o_med = statistics.median(over)
-        s_med = statistics.median(sums)
-        slack = max(0.2, 3.0 * p_mad) + 0.05 * s_med
-        ev.append("the candidate's CPU time per frame (%s) beyond the plumbing's (%.4f ms) and %d CPUs times its "
-                  "claims: median %.4f ms (allowance %.4f ms)" % (cal.get("cpu_account") or "?", p, n, o_med, slack))
-        if self.m_timing[0] != "yes" and o_med > slack:
-            self.m_timing = ("yes", "the candidate's processes used %.4f ms of CPU a frame (median) beyond the plumbing "
-                                    "and what %d CPUs could do in the time its clock claims: work was hidden outside "
-                                    "its clock, which is refused" % (o_med, n), ev)
-            return [(s + max(0.0, o)) / K for s, o in zip(sums, over)]
-        return None
+    def note_stopped(self, gaps, clean_gaps, frame_ms):
+        """CPU time the candidate's processes used between two of its frames, while stopped (ms per gap); the
+        same for its process before the candidate was imported. Stopped processes use none: work done there
+        escaped the stop and no frame holds it."""
+        gaps = [g for g in gaps if g is not None]
+        if not gaps:
+            self.m_stopped = ("cannot_tell", "the candidate's CPU time could not be read", [])
+            return
+        clean = [g for g in clean_gaps if g is not None] or [0.0]
+        g_med, c_med = statistics.median(gaps), statistics.median(clean)
+        bound = max(0.5, 2.0 * max(clean), 0.05 * frame_ms)
+        ev = ["CPU time of the candidate's processes while stopped between its frames: median %.4f ms, most %.4f ms "
+              "(%d gaps); its process before the candidate was imported: median %.4f ms; bound %.4f ms"
+              % (g_med, max(gaps), len(gaps), c_med, bound)]
+        if g_med > bound:
+            self.m_stopped = ("yes", "the candidate's processes used %.3f ms of CPU (median) between its frames, "
+                                     "while they were stopped: work escaped the stop, outside every frame" % g_med, ev)
+        else:
+            self.m_stopped = ("no", "the candidate's processes used no CPU while stopped", ev)
 
     def note_idle(self, ms):
         """The judge's tiny kernel after a delivery, the runner stopped (GPU; None on a CPU)."""
@@ -371,11 +253,9 @@ class JudgeChecks:
         else:
             self.m_sensitivity = ("no", "info", "every probed part of the inputs reaches the output (%s)" % how, [])
 
-    def refused_clock(self):
-        return any(x is not None and x[0] == "yes" for x in (self.m_timing, self.m_deferred))
-
     def note_baselines(self, clean, during):
-        """Baselines timed before the candidate was imported vs while its process was alive (stopped)."""
+        """The baselines' frames (ms, whole batches as the judge's clock saw them) before the candidate was imported
+        against those beside it (its process alive, stopped): `clean` lists, `during` stats."""
         ev, hits = [], []
         for name, samples in clean.items():
             if not samples or not during.get(name, {}).get("samples"):
@@ -386,7 +266,7 @@ class JudgeChecks:
             before, now = min(samples), during[name]["min_ms"]
             worst, med = max(samples), during[name]["median_ms"]
             jitter = 0.05 if self.m_onGpu else 0.05 + (worst - before)  # the clean rounds' own spread
-            ev.append("%s: fastest %.4f ms before the candidate was imported, %.4f ms beside it; median beside "
+            ev.append("%s frames: fastest %.4f ms before the candidate was imported, %.4f ms beside it; median beside "
                       "it %.4f ms, slowest before %.4f ms" % (name, before, now, med, worst))
             if now > (1.3 if self.m_onGpu else 1.6) * before + jitter:
                 hits.append("%s baseline %.2fx slower beside the candidate than before it was imported"
@@ -469,7 +349,7 @@ class JudgeChecks:
         out.append(self._precision_verdict(runner.get("tf32_changed") is True))
         if self.m_onGpu:
             out.append(self._lingering_verdict())
-        for det, got in (("integrity.timing_disagreement", self.m_timing), ("integrity.deferred_work", self.m_deferred),
+        for det, got in (("integrity.timing_disagreement", self.m_timing), ("integrity.work_while_stopped", self.m_stopped),
                          ("integrity.baseline_interference", self.m_interference)):
             if got is not None:
                 out.append(verdict(det, got[0], got[1], got[2]))

@@ -1,32 +1,31 @@
 # SPDX-License-Identifier: MIT
-"""The `eval` op: the judge. It never imports the candidate.
+"""The `eval` and `baseline` ops: the judge. It never imports the candidate.
 
-The judge makes every input (seeded, before any candidate code runs), computes the references
-(strict fp32, and fp64 where it fits), times its own baselines, and assembles the result. The
-candidate runs in the runner process (runner.py); what comes back from there is data (outputs in the
-runner's arena, checked here against the references) or claims (its clock, its observations) that
-are cross-checked or can only raise a flag.
+The judge makes every input (seeded, before any candidate code runs), computes the references (strict
+fp32, and fp64 where it fits) and assembles the result. Forward calls run in two runner processes of
+the same code (runner.py), driven through the same lane (lane.py):
 
-One way of timing for all: the judge's eager and CUDA-graph baselines and the runner's calls go
-through the same `timing.Clock.span`, and every round has the same steps for whoever is timed. Before
-the candidate exists, the runner runs the task's own Model through exactly the steps a candidate's
-call takes (calibration rounds); what the judge's wall clock sees around those calls beyond the
-runner's clock is the plumbing, measured like with like, with real data of the task's size. So:
+- the **reference's lane** holds only the task's own Model: its batches are the eager baseline, its
+  captured batch the CUDA-graph baseline, its dry batches (outputs of the right shapes, no work) the
+  plumbing; its outputs are the references of the timed calls;
+- the **candidate's lane** imports the candidate.
 
-- the task's own code comes out at 1.00x by construction, on a GPU and on a CPU;
-- a candidate whose frames carry more than the calibration's plumbing hid work outside its clock
-  (integrity.timing_disagreement), or in the delivery (integrity.deferred_work); its figure is then
-  the judge's frame less the calibrated plumbing, never one inflated by transfers;
-- every timed call gets a fresh input set, written into the runner's arena inside the judge's frame,
-  and its outputs are delivered and checked (all of them, or a sample the runner cannot know when it
-  computes);
-- on a GPU the data never leaves the device (arena.DeviceArena), and after each delivery the judge
-  times a tiny kernel of its own: GPU work of the candidate's still running then shows as a time slice
-  of the other context (integrity.lingering_gpu_work);
-- the runner is stopped (frozen) while the judge times its baselines and works on the outputs; the
-  baselines beside the candidate are compared with the calibration rounds' (integrity.baseline_interference).
+One clock for every figure: a frame is a batch of n calls back to back on n fresh input sets, timed by
+the judge's wall clock from thawing the runner to its answer (the outputs copied out included), the
+runner stopped outside frames. A figure is (frame - plumbing) / n, the plumbing being the reference lane's
+fastest dry frame (a batch whose forward does nothing) of the evaluation, the same for both lanes. n is sized
+per task so the batch's calls fill ~BATCH_TARGET_MS within a memory bound (one call a frame for big tasks), so
+the plumbing's noise is a small part of the frame.
+Eager, the CUDA graph and the candidate go through exactly this path, in rounds whose order rotates:
+
+- the task's own code comes out at 1.00x at every size, on a GPU and on a CPU, by construction;
+- work a candidate hides anywhere between being thawed and answering is charged to it;
+- the runner's own clock is a cross-check (integrity.timing_disagreement, a warning), never the figure;
+- outside its frames the candidate's processes are stopped: CPU time they use there is
+  integrity.work_while_stopped, GPU work that outlives a frame integrity.lingering_gpu_work;
+- every timed call gets a fresh input set, and its outputs are checked against the reference lane's
+  (all of them, or a sample the runner cannot know when it computes).
 """
-import gc
 import math
 import os
 import random
@@ -37,76 +36,79 @@ import traceback
 import torch
 
 from . import timing
-from .arena import ALIGN, Arena, DeviceArena, LayoutError, nbytes, tensor_bytes
+from .arena import Arena, DeviceArena, nbytes, tensor_bytes
 from .channel import log
-from .evaluate import (FP64_TRIALS, _err64, _fp32_random_draws, _fwd_seed, _graph_baseline, _load_task,
-                       _nanmax, _read_source, _timing_counts, _Ctx, compare, device_label, empty_result, flatten,
-                       strict_fp32, to_device)
+from .evaluate import (FP64_TRIALS, _err64, _fp32_random_draws, _fwd_seed, _load_task, _nanmax, _read_source,
+                       _timing_counts, _Ctx, compare, device_label, empty_result, flatten, strict_fp32, to_device)
 from .failures import NO_GPU_REASON, Failure, one_line
 from .integrity import JudgeChecks, is_oom
+from .lane import Lane
 from .loader import GPU_ONLY, gpu_needs, seed_all
-from .runnerclient import RunnerClient, RunnerGone, build_dir_for, place_file
+from .runnerclient import RunnerClient, RunnerGone, build_dir_for, place_file, runner_cpus
 
-BIG = 256 << 20  # inputs + outputs above this: one set alive at a time, arena regions shared, no fp64 copy
+BIG = 256 << 20  # inputs + outputs above this: one set alive at a time, one call a frame, no fp64 copy
 CHECK_ALL_BYTES = 256 << 20  # timed outputs checked in full below this many bytes in all
 CHECK_SAMPLE = 5
 PROBE_MAX_MS = 200.0  # the sensitivity probe runs the reference up to PROBE_MAX + 1 more times
 PROBE_MAX = 4
 PROBE_MIN_DIM = 16
 FINGERPRINT = 1 << 20  # elements of a big output kept to tell a repeated output from a new one
-# Calibration rounds (warm-up, measured): the task's own code through the runner before the candidate.
-CAL_ROUNDS = {"gpu": (2, 10), "gpu_big": (1, 8), "cpu": (1, 6)}
-# Calls in one framed batch: enough for ~BATCH_TARGET_MS of calls a frame, at most BATCH_MAX, their
+# Calls in one frame: enough for ~BATCH_TARGET_MS of calls, at most BATCH_MAX, the reference lane's
 # inputs and outputs at most BATCH_BYTES (keys: on a GPU).
-BATCH_TARGET_MS = {True: 3.0, False: 0.0}
-BATCH_MAX = {True: 64, False: 1}
-BATCH_BYTES = 256 << 20
-DRY_FRAMES = 5  # (CPU) calibration frames with a forward that does nothing: the plumbing's CPU time
+BATCH_TARGET_MS = {True: 10.0, False: 10.0}
+BATCH_MAX = {True: 1024, False: 256}
+BATCH_BYTES = {True: 1 << 30, False: 64 << 20}
+CLEAN_ROUNDS = {True: 6, False: 4}  # rounds before the candidate is imported (after WARM_ROUNDS discarded)
+WARM_ROUNDS = {True: 2, False: 1}
+FLOOR_SHARE = 0.02  # a frame is never charged less than this share of itself (a plumbing above the frame)
 _sysrand = random.SystemRandom()
 
-_runner = None  # the pre-started runner of this worker process
+_runners = {}  # the pre-started runners of this worker process: "reference", "candidate"
+
+
+_cpus = []  # the CPUs of this worker's runners (runnerclient.runner_cpus), found once
+
+
+def _runner_cpus():
+    if not _cpus:
+        _cpus.append(runner_cpus())
+    return _cpus[0]
 
 
 def prestart_runner():
-    """Starts the candidate's process ahead of the request (called by `serve`)."""
-    global _runner
-    if _runner is None and os.environ.get("KWB_PRESTART_RUNNER", "1") != "0":
-        try:
-            _runner = RunnerClient().start()
-        except Exception as e:  # started again, and reported, when the request comes
-            log("runner pre-start failed: %s" % one_line(e))
-            _runner = None
+    """Starts the two runner processes ahead of the request (called by `serve`)."""
+    if os.environ.get("KWB_PRESTART_RUNNER", "1") == "0":
+        return
+    for role in ("candidate", "reference"):
+        if role not in _runners:
+            try:
+                _runners[role] = RunnerClient().start(role=role, cpus=_runner_cpus())
+            except Exception as e:  # started again, and reported, when the request comes
+                log("%s runner pre-start failed: %s" % (role, one_line(e)))
 
 
 def drop_prestarted_runner():
-    global _runner
-    r, _runner = _runner, None
-    if r is not None:
+    for role in list(_runners):
+        r = _runners.pop(role)
         r.kill()
 
 
-_current = None  # the runner of the evaluation in progress
+_current = []  # the runners of the evaluation in progress
 
 
-def _take_runner():
-    global _runner, _current
-    r, _runner = _runner, None
-    _current = r or RunnerClient().start()
-    return _current
+def _take_runner(role):
+    r = _runners.pop(role, None) or RunnerClient().start(role=role, cpus=_runner_cpus())
+    _current.append(r)
+    return r
 
 
 def abort():
-    """Kills the candidate's processes of this worker now (a signal ended the evaluation)."""
-    for r in (_current, _runner):
-        if r is not None:
-            try:
-                r.kill()
-            except Exception:
-                pass
-
-
-def _align(n):
-    return (n + ALIGN - 1) // ALIGN * ALIGN
+    """Kills the runner processes of this worker now (a signal ended the evaluation)."""
+    for r in list(_current) + list(_runners.values()):
+        try:
+            r.kill()
+        except Exception:
+            pass
 
 
 def _oom_failure(what, e, ctx, sizes):
@@ -121,7 +123,7 @@ def _oom_failure(what, e, ctx, sizes):
                    % (what, sizes, free, one_line(e)))
 
 
-def run_eval(req, phase):
+def run_eval(req, phase, baseline_only=False):
     t0 = time.time()
     res = empty_result(req)
     ctx = _Ctx(req, phase)
@@ -132,7 +134,7 @@ def run_eval(req, phase):
         on_gpu = ctx.device.type == "cuda"
         res["device"], res["on_gpu"] = device_label(ctx.device), on_gpu
         checks = JudgeChecks(on_gpu)
-        judge = _Judge(ctx, req, res, checks)
+        judge = _Judge(ctx, req, res, checks, baseline_only)
         judge.run()
     except Failure as f:
         res["status"], res["reason"] = f.status, f.reason
@@ -144,13 +146,11 @@ def run_eval(req, phase):
         else:
             res["status"], res["reason"] = "internal_error", "%s: %s" % (type(e).__name__, one_line(e))
     finally:
-        # The runner dies with the evaluation, however it ended (and a pre-started one never used).
-        runner = getattr(judge, "runner", None)
-        if runner is not None:
-            runner.kill()
-        elif _runner is not None:
-            _runner.kill()
-    if checks is not None and req.get("integrity", True):
+        # The runners die with the evaluation, however it ended (and pre-started ones never used).
+        abort()
+        del _current[:]
+        _runners.clear()
+    if checks is not None and req.get("integrity", True) and not baseline_only:
         try:
             res["runtime_checks"] = checks.verdicts()
         except BaseException:
@@ -158,101 +158,56 @@ def run_eval(req, phase):
     if not res["profile_note"] and not res["profile"]:
         res["profile_note"] = "not profiled: not requested" if not req.get("profile") else \
             "not profiled: the candidate did not pass"
-    log("eval finished in %.2f s: %s (%s)" % (time.time() - t0, res["status"], res["reason"]))
+    log("%s finished in %.2f s: %s (%s)" % ("baseline" if baseline_only else "eval", time.time() - t0, res["status"],
+                                          res["reason"]))
     return res
 
 
+def run_baseline(req, phase):
+    """The `baseline` op: the reference's lane alone (eager, its CUDA graph), timed exactly as in `eval`."""
+    return run_eval(dict(req, candidate_file=None), phase, baseline_only=True)
+
+
+def per_call(frames, plumbing, n):
+    """The figure of a frame: the frame less its lane's plumbing, over its calls (never less than
+    FLOOR_SHARE of the frame: a plumbing measured above a frame is noise, not a free call)."""
+    return [max(f - plumbing, FLOOR_SHARE * f) / n for f in frames]
+
+
 class _Judge:
-    def __init__(self, ctx, req, res, checks):
+    def __init__(self, ctx, req, res, checks, baseline_only=False):
         self.ctx, self.req, self.res, self.checks = ctx, req, res, checks
+        self.baseline_only = baseline_only
         self.on_gpu = res["on_gpu"]
         self.atol, self.rtol = res["atol"], res["rtol"]
-        self.runner = None
-        self.calibrating = False
+        self.ref = self.cand = None
         self.notes = []
         self.ref_peak = -1
         self.cand_model_bytes = 0
         self.err64 = None
         self.out_scale = 0.0
-        self.clock = timing.Clock(ctx.device)
-        self.in_layouts = []
-        self.K = 1  # calls a frame (batch_size)
-        self.cpu0 = self.cpu_frame = None
+        self.reseed = False
+        self.K = 1
+        self.graph = False
         self.device_draws = True
-        self.warm = 0  # (CPU) untimed calls before each timed one, judge and runner alike (timing.cpu_warm_calls)
-        self.PS = []
-        self.P_fresh = False
+        self.flusher = timing.L2Flusher(ctx.device) if self.on_gpu else None
         self.m_tick = torch.zeros(1, device=ctx.device) if self.on_gpu else None
+        self.m_t, self.m_stages = time.time(), []
 
-    # ---- the runner ------------------------------------------------------------------------------
-    def ask(self, msg, fds=()):
-        """One command to the runner; its failure becomes the candidate's status (the task's, while the
-        runner still holds only the task's code)."""
-        try:
-            reply = self.runner.request(msg, fds)
-        except RunnerGone as e:
-            if self.calibrating:
-                raise Failure("internal_error", "the candidate's process died running the task's own code: "
-                              + e.why)
-            if getattr(e, "protocol", False):
-                self.checks.note_protocol(e.why)
-            raise Failure("crash", e.why + " while %s" % (self.ctx.phase or "starting"))
-        if not isinstance(reply, dict) or not (reply.get("ok") is True or isinstance(reply.get("fail"), dict)):
-            self.checks.note_protocol("reply to %r is not a runner reply: %s" % (msg.get("cmd"), str(reply)[:200]))
-            raise Failure("crash", "the candidate's process answered %r with something that is not a reply"
-                          % msg.get("cmd"))
-        if "fail" in reply:
-            st, why = reply["fail"].get("status"), reply["fail"].get("reason")
-            if self.calibrating:
-                if st == "out_of_memory":
-                    raise Failure("harness_out_of_memory", "the task's own code ran out of memory in the "
-                                  "candidate's process: %s%s" % (why, self._memory_context()))
-                raise Failure("internal_error", "the task's own code failed in the candidate's process: %s" % why)
-            if st not in ("syntax_error", "compile_error", "runtime_error", "crash", "out_of_memory", "no_gpu",
-                          "shape_mismatch", "internal_error") or not isinstance(why, str):
-                self.checks.note_protocol("failure with an unknown status %r" % (st,))
-                st, why = "crash", "the candidate's process reported an unknown failure"
-            if st == "internal_error":
-                st = "crash"  # the runner cannot declare the harness at fault
-            if st == "no_gpu" and self.on_gpu:
-                st = "runtime_error"  # the judge knows there is a GPU: the runner cannot say otherwise
-            if st == "out_of_memory" and self.on_gpu:
-                why += self._memory_context()
-            raise Failure(st, why)
-        return reply
+    def stage(self, name):
+        """Where the evaluation's time goes (logged at the end)."""
+        now = time.time()
+        if name:
+            self.m_stages.append((name, now - self.m_t))
+        self.m_t = now
 
-    def stop_runner(self):
-        self._hold(self.runner.pause)
-
-    def continue_runner(self):
-        self._hold(self.runner.resume)
-
-    def _hold(self, step):
-        """Stopping or continuing the candidate's processes; failing to is the candidate's doing."""
-        try:
-            step()
-        except RunnerGone as e:
-            self.checks.note_protocol(e.why)
-            raise Failure("crash", e.why)
-
-    def _memory_context(self):
+    def memory_context(self):
         try:
             f, t = torch.cuda.mem_get_info()
             return " (judge holds %.2f GiB; device %.1f of %.1f GiB free)" % (
                 torch.cuda.memory_reserved() / 2 ** 30, f / 2 ** 30, t / 2 ** 30)
         except Exception:
             return ""
-
-    def number(self, reply, key, lo=0.0):
-        v = reply.get(key)
-        try:
-            ok = not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v) and lo <= v < 1e9
-        except OverflowError:
-            ok = False
-        if not ok:
-            self.checks.note_protocol("%s = %r is not a number" % (key, v))
-            raise Failure("crash", "the candidate's process sent an invalid %s" % key)
-        return float(v)
 
     # ---- inputs and references -------------------------------------------------------------------
     def trial_inputs(self, trial):
@@ -269,19 +224,23 @@ class _Judge:
                 raise _oom_failure("drawing the inputs of trial %d" % trial, e, self.ctx, "")
             raise Failure("internal_error", "the task's get_inputs() failed: %s: %s" % (type(e).__name__, one_line(e)))
 
-    def fresh_inputs(self):
-        """An input set nobody can predict (timed calls): the task's own generator, freshly seeded. On a GPU
-        drawn on the device (torch's default device set to it): a 64 MB randn costs half a second on a
-        host and a few microseconds there, and every round draws a new set for every call."""
+    def fresh_inputs(self, n=None):
+        """Input sets nobody can predict (timed calls): the task's own generator, seeded afresh from the OS's
+        random source, drawing set after set (n of them; None: one set, not in a list). On a GPU drawn on the
+        device (torch's default device set to it): a 64 MB randn costs half a second on a host and a few
+        microseconds there, and every round draws a new set for every call."""
         seed_all(_sysrand.randrange(1 << 62))
+        count = 1 if n is None else n
         try:
             if self.on_gpu and self.device_draws:
                 try:
                     with self.ctx.device:
-                        return list(self.ctx.task.get_inputs())
+                        sets = [list(self.ctx.task.get_inputs()) for _ in range(count)]
+                    return sets[0] if n is None else sets
                 except (TypeError, AttributeError):  # torch without device context managers
                     self.device_draws = False
-            return list(self.ctx.task.get_inputs())
+            sets = [list(self.ctx.task.get_inputs()) for _ in range(count)]
+            return sets[0] if n is None else sets
         except BaseException as e:
             if is_oom(e):
                 raise _oom_failure("drawing a fresh input set", e, self.ctx, "")
@@ -297,7 +256,13 @@ class _Judge:
                     torch.cuda.synchronize()
                     torch.cuda.reset_peak_memory_stats()
                     before = torch.cuda.memory_allocated()
+                if measure:
+                    rng = _rng_states(self.on_gpu)
                 out = flatten(self.ctx.ref_model(*dev))
+                if measure:
+                    # A forward that draws random numbers (35_LSTM's h0/c0) is seeded before every call of a
+                    # batch, in both lanes, so each call's draws match its reference's.
+                    self.reseed = not all(torch.equal(a, b) for a, b in zip(rng, _rng_states(self.on_gpu)))
                 if measure and self.on_gpu:
                     torch.cuda.synchronize()
                     self.ref_peak = (torch.cuda.max_memory_allocated() - before) + self.model_bytes(self.ctx.ref_model) \
@@ -369,6 +334,31 @@ class _Judge:
             self.memory_note("outputs compared on the host: the device was full")
             return compare(ref, outs, self.atol, self.rtol, torch.device("cpu"))
 
+    def compare_batch(self, refs, outs):
+        """(kind, max abs err) of a round's calls compared at once: each output position's values of every call
+        laid end to end (one comparison instead of one per call, for batches of hundreds of tiny calls).
+        "ok", or "recheck" when anything differs or the calls' outputs are not alike (then each call is compared
+        on its own, which says which)."""
+        if len(refs) == 1 or any(len(r) != len(refs[0]) for r in refs) or any(len(o) != len(refs[0]) for o in outs):
+            return "recheck", None
+        worst = 0.0
+        try:
+            for i in range(len(refs[0])):
+                rs, cs = [r[i] for r in refs], [o[i] for o in outs]
+                if not all(isinstance(x, torch.Tensor) for x in rs + cs) or \
+                        any(c.shape != rs[0].shape or c.dtype != rs[0].dtype for c in rs + cs):
+                    return "recheck", None
+                kind, m, _, _ = self.compare([torch.cat([r.reshape(-1) for r in rs])],
+                                             [torch.cat([c.reshape(-1) for c in cs])])
+                if kind != "ok":
+                    return "recheck", None
+                worst = _nanmax(worst, m)
+        except BaseException as e:
+            if is_oom(e):
+                return "recheck", None
+            raise
+        return "ok", worst
+
     def memory_note(self, text):
         if text not in self.res["memory_note"]:
             self.res["memory_note"] = "; ".join(x for x in (self.res["memory_note"], text) if x)
@@ -376,8 +366,8 @@ class _Judge:
     # ---- steps ------------------------------------------------------------------------------------
     def run(self):
         ctx, req, res = self.ctx, self.req, self.res
-        source = _read_source(req["candidate_file"])
-        needs = gpu_needs(source)
+        source = _read_source(req["candidate_file"]) if not self.baseline_only else ""
+        needs = gpu_needs(source) if source else []
         gpu_only = [n for n in needs if n in GPU_ONLY]
         if not self.on_gpu and gpu_only:
             raise Failure("no_gpu", "%s (the candidate uses %s)" % (NO_GPU_REASON, " and ".join(gpu_only)))
@@ -385,60 +375,56 @@ class _Judge:
         init = list(ctx.init_inputs)
         if any(isinstance(x, torch.Tensor) for x in init):
             raise Failure("internal_error", "tasks whose get_init_inputs() returns tensors are not supported yet")
+        if self.baseline_only:
+            ctx.set_phase("running")
 
         # Trial 0's inputs and reference, before any candidate code runs: their sizes decide how the
-        # evaluation fits the device (big sets: one set and one reference alive at a time).
+        # evaluation fits the device (big sets: one set and one reference alive at a time, one call a frame).
         self.big = self.probe_input_bytes() > BIG
         first = self.trial_inputs(0)
         self.in_bytes = tensor_bytes(first)
-        self.n_inputs = len(first)
         self.big = self.in_bytes > BIG
         ref0 = self.reference(first, _fwd_seed(ctx, 0), measure=True)
-        self.out_bytes = self.out_bytes_of(ref0)
+        self.out_bytes = tensor_bytes(ref0)
         self.out_shapes = [{"shape": list(x.shape), "dtype": str(x.dtype).replace("torch.", "")}
                            for x in ref0 if isinstance(x, torch.Tensor)]
         self.big = self.in_bytes + self.out_bytes > BIG
         self.res["reference_peak_bytes"] = self.ref_peak
-        probe_inputs = [x.detach().cpu() if isinstance(x, torch.Tensor) else x for x in first] if not self.big else None
+        probe_inputs = [x.detach().cpu() if isinstance(x, torch.Tensor) else x for x in first] \
+            if not self.big and not self.baseline_only else None
         if self.big:
-            del ref0  # made again when trial 0 comes
+            del ref0
             ref0 = None
-            self.memory_note("inputs and outputs of %.2f GiB: one set alive at a time, on the %s"
+            self.memory_note("inputs and outputs of %.2f GiB: one set alive at a time, one call a frame, on the %s"
                              % ((self.in_bytes + self.out_bytes) / 2 ** 30, "device" if self.on_gpu else "host"))
-            sets = None
-        else:
+            sets = refs = None
+        elif not self.baseline_only:
             sets = [first] + [self.trial_inputs(t) for t in range(1, n_trials)]
             refs = [ref0] + [self.reference(sets[t], _fwd_seed(ctx, t)) for t in range(1, n_trials)]
-        # The judge's timed inputs: the same tensors every round (the graph baseline reads them), filled
-        # with new values each round. A big task's are trial 0's until the trials are over.
-        self.P = self.timed_inputs(first)
-        self.PS = [self.P]
-        self.fns = self.baseline_fns()
+        self.K = self.batch_size(self.estimate_call_ms(first))
+        self.graph = self.on_gpu and req.get("graph_baseline", True) and req.get("baselines", True) is not False
 
-        self.make_arena()
-        self.runner = _take_runner()
-        ctx.set_phase("loading_candidate")
-        try:
-            info = self.runner.wait_ready()
-        except RunnerGone as e:
-            raise Failure("internal_error", "the candidate's process could not start: %s" % e.why)
-        if self.runner.note:
-            self.checks.note_isolation(self.runner.note)
-        if on_cuda_mismatch(self.on_gpu, info):
-            raise Failure("internal_error", "the candidate's process sees no GPU although the judge does")
-        fd = self.arena.export_fd()
-        try:
-            self.ask({"cmd": "arenas", "device": ctx.device.type, "kind": self.arena.kind, "size": self.arena.size},
-                     fds=(fd,))
-        finally:
-            if self.arena.kind == "device":
-                os.close(fd)
-        self.calibrate(place_file(req["task_file"], self.runner.home, self.runner.m_uid, "kwb_task_reference.py"))
+        ctx.set_phase("loading_candidate" if not self.baseline_only else "running")
+        self.stage("references")
+        self.open_lanes()
+        self.stage("runners ready")
+        self.ref.ask({"cmd": "reference", "task": place_file(req["task_file"], self.ref.runner.home,
+                                                             self.ref.runner.m_uid, "kwb_task_reference.py"),
+                      "init": init, "seed": ctx.seed})
+        self.clean = self.clean_rounds(first if self.big else None)
+        self.stage("clean rounds")
+        if self.baseline_only:
+            self.report_baseline()
+            return
 
-        cand_path = place_file(req["candidate_file"], self.runner.home, self.runner.m_uid)
-        builds = build_dir_for(source.encode("utf-8", "surrogateescape"), self.runner.m_uid) if needs else None
-        setup = self.ask({"cmd": "setup", "candidate": cand_path, "init": init, "seed": ctx.seed,
-                          "needs_gpu": bool(needs), "extensions_dir": builds})
+        cand_path = place_file(req["candidate_file"], self.cand.runner.home, self.cand.runner.m_uid)
+        builds = build_dir_for(source.encode("utf-8", "surrogateescape"), self.cand.runner.m_uid) if needs else None
+        self.stage("")
+        self.cand.runner.pin(False)  # its import may build extensions: on the judge's CPUs
+        setup = self.cand.ask({"cmd": "setup", "candidate": cand_path, "init": init, "seed": ctx.seed,
+                               "needs_gpu": bool(needs), "extensions_dir": builds})
+        self.cand.pause()
+        self.cand.runner.pin()
         mb = setup.get("model_bytes")
         self.cand_model_bytes = int(mb) if isinstance(mb, int) and not isinstance(mb, bool) and 0 <= mb < 2 ** 50 else 0
         if self.on_gpu:
@@ -450,9 +436,12 @@ class _Judge:
         else:
             trials = list(zip(sets, refs))
             del sets, refs, first, ref0
+        self.stage("candidate loaded")
         self.correctness(trials)
+        self.stage("trials")
         del trials
         self.timed()
+        self.stage("timed rounds")
 
         res["status"] = "ok"
         summary = "correct in %d trials and %d checked timed calls (max abs err %.3g)" % (
@@ -467,22 +456,14 @@ class _Judge:
 
         if req.get("integrity", True) is not False:
             self.probe_sensitivity(probe_inputs)
+            self.stage("sensitivity probe")
+        log("stages (s): " + ", ".join("%s %.2f" % x for x in self.m_stages))
 
         if req.get("profile"):
             ctx.set_phase("profiling")
             from .profile import profile_candidate
 
             res["profile"], res["profile_note"] = profile_candidate(req, self.on_gpu)
-        return self.runner
-
-    def timed_inputs(self, first):
-        """The judge's timed inputs P. On a GPU device tensors (a big task's are trial 0's own). On a CPU
-        views of shared memory of the judge's own, the same kind of memory the runner's forward reads its
-        inputs from (private heap memory gets transparent huge pages, shared memory does not: a forward on
-        one is measurably faster than on the other)."""
-        if self.on_gpu and self.big:
-            return [to_device(x, self.ctx.device) for x in first]
-        return [to_device(x, self.ctx.device).clone() if isinstance(x, torch.Tensor) else x for x in first]
 
     def probe_input_bytes(self):
         """Bytes of one input set, from shapes alone where torch can (meta tensors), else -1."""
@@ -492,232 +473,98 @@ class _Judge:
         except BaseException:
             return -1
 
-    def make_arena(self):
-        """The runner's arena: K_max input slots from offset 0, then K_max output slots (a big task has one of
-        each, and its outputs go where its inputs were: the judge has checked and copied what it needs of
-        the inputs by then). Device memory on a GPU when the driver can export it, host memory otherwise."""
-        self.in_slot = _align(max(self.in_bytes, ALIGN))
-        self.out_slot = _align(max(self.out_bytes, ALIGN)) + (1 << 12)
-        self.k_max = 1 if self.big else max(1, min(BATCH_MAX[self.on_gpu], BATCH_BYTES // (self.in_slot + self.out_slot)))
-        self.out_base = 0 if self.big and self.on_gpu else self.k_max * self.in_slot
-        size = max(self.k_max * self.in_slot, self.out_base + self.k_max * self.out_slot)
-        self.arena = None
+    def estimate_call_ms(self, inputs):
+        """A rough length of one call of the task's own code, in the judge (only to size the batch; never a
+        figure): the fastest of three calls after one."""
+        if self.big:
+            return None
+        dev = [to_device(x, self.ctx.device) for x in inputs]
+        best = None
+        try:
+            with torch.no_grad():
+                for i in range(4):
+                    seed_all(_fwd_seed(self.ctx, 0))
+                    if self.on_gpu:
+                        timing._synchronize()
+                    t0 = time.perf_counter()
+                    self.ctx.ref_model(*dev)
+                    if self.on_gpu:
+                        timing._synchronize()
+                    ms = (time.perf_counter() - t0) * 1000.0
+                    if i:
+                        best = ms if best is None else min(best, ms)
+        except BaseException as e:
+            if is_oom(e):
+                raise _oom_failure("running the reference", e, self.ctx, "")
+            raise
+        return best
+
+    def batch_size(self, call_ms):
+        """Calls per frame: enough that the frame holds ~BATCH_TARGET_MS of calls, so the plumbing's noise is a
+        small part of it, within BATCH_MAX and the reference lane's BATCH_BYTES (its inputs and two sets of
+        outputs, and the CUDA graph's copies of them)."""
+        if os.environ.get("KWB_BATCH"):
+            want = int(os.environ["KWB_BATCH"])
+        elif self.big or not call_ms or call_ms <= 0:
+            return 1
+        else:
+            want = int(math.ceil(BATCH_TARGET_MS[self.on_gpu] / call_ms))
+        per_call = Lane.size_for(1, self.in_bytes, self.out_bytes, 3, False)
+        return max(1, min(want, BATCH_MAX[self.on_gpu], BATCH_BYTES[self.on_gpu] // per_call))
+
+    def make_arena(self, size):
+        """Device memory on a GPU when the driver can export it, host memory (a sealed memfd) otherwise."""
         if self.on_gpu and os.environ.get("KWB_NO_DEVICE_ARENA") != "1":
             try:
-                self.arena = DeviceArena(size)
+                return DeviceArena(size)
             except Exception as e:
                 if is_oom(e) or "OUT_OF_MEMORY" in str(e):
-                    raise _oom_failure("making the candidate's arena", e, self.ctx, "%.2f GiB" % (size / 2 ** 30))
+                    raise _oom_failure("making a runner's arena", e, self.ctx, "%.2f GiB" % (size / 2 ** 30))
                 self.memory_note("inputs and outputs travel through host memory: the device's memory could not "
                                  "be shared (%s)" % one_line(e, 120))
-        if self.arena is None:
+        try:
+            return Arena(size, name="kwb-arena")
+        except (OSError, ValueError) as e:
+            raise _oom_failure("making a runner's arena", e, self.ctx, "%.2f GiB" % (size / 2 ** 30))
+
+    def open_lanes(self):
+        """The two runners (pre-started), each with an arena of its own: the reference's (K input slots, an output
+        set for eager and one for the graph and the dry batches; a big task's outputs go where its inputs were)
+        and the candidate's (K input slots, one output set, always apart from the inputs: the judge reads the
+        inputs back after a call)."""
+        K, dev = self.K, self.ctx.device
+        ref_size = Lane.size_for(K, self.in_bytes, self.out_bytes, 2, self.big)
+        ref_runner = _take_runner("reference")
+        cand_runner = _take_runner("candidate") if not self.baseline_only else None
+        self.ref = Lane("reference", ref_runner, self.make_arena(ref_size), dev, K, self.in_bytes, self.out_bytes,
+                        2, self.big, True, self)
+        if cand_runner is not None:
+            cand_size = Lane.size_for(K, self.in_bytes, self.out_bytes, 1, False)
+            self.cand = Lane("candidate", cand_runner, self.make_arena(cand_size), dev, K, self.in_bytes,
+                             self.out_bytes, 1, False, False, self)
+        for lane in (self.ref, self.cand):
+            if lane is None:
+                continue
             try:
-                self.arena = Arena(size, name="kwb-arena")
-            except (OSError, ValueError) as e:
-                raise _oom_failure("making the candidate's arena", e, self.ctx, "%.2f GiB" % (size / 2 ** 30))
+                info = lane.runner.wait_ready()
+            except RunnerGone as e:
+                raise Failure("internal_error", "the %s's process could not start: %s" % (lane.name, e.why))
+            if lane.runner.note and lane is self.cand:
+                self.checks.note_isolation(lane.runner.note)
+            if self.on_gpu and not info.get("cuda"):
+                raise Failure("internal_error", "the %s's process sees no GPU although the judge does" % lane.name)
+            lane.open()
+            lane.pause()
+            lane.runner.pin()
 
-    # ---- baselines ---------------------------------------------------------------------------------
-    def baseline_fns(self):
-        """The judge's own timed callables, each taking an input set: eager, and the CUDA graph of it on
-        the timed inputs P (a big task's graph is captured for a block of rounds of its own, before and
-        after the candidate's)."""
-        ctx, req = self.ctx, self.req
-        fns = {}
-        if not req.get("baselines", True):
-            return fns
-        fns["eager"] = lambda inputs: ctx.ref_model(*inputs)
-        self.graph_wanted = self.on_gpu and req.get("graph_baseline", True)
-        self.graph_blocks = {}
-        if self.graph_wanted and not self.big:
-            fn = self.capture_graph()
-            if fn is not None:
-                fns["graph"] = lambda _inputs, replay=fn: replay()
-        elif self.graph_wanted:
-            self.graph_block("clean")
-        return fns
-
-    def capture_graph(self):
-        seed_all(_fwd_seed(self.ctx, 0))
-        strict_fp32()
-        if self.on_gpu:
-            torch.cuda.empty_cache()  # a big task's graph must not sit on top of cached copies of its data
-        try:
-            if self.big:
-                ref_flat = None  # its own copy of the outputs would not fit the evaluator's budget
-            else:
-                with torch.no_grad():
-                    ref_flat = [x.detach().clone() for x in flatten(self.ctx.ref_model(*self.P))
-                                if isinstance(x, torch.Tensor)]
-            fn, why = _graph_baseline(self.ctx, self.P, ref_flat)
-        except BaseException as e:
-            if is_oom(e):
-                fn, why = None, "out of memory (%s)" % one_line(e, 100)
-            else:
-                raise
-        if fn is None:
-            self.notes.append("graph baseline unavailable: " + why)
-            log(self.notes[-1])
-            self.graph_wanted = False
-        return fn
-
-    def graph_block(self, label):
-        """A big task's CUDA graph, timed in rounds of its own (its captured outputs would not fit beside the
-        candidate's rounds) and released: `clean` before the candidate's process holds any memory of the
-        task, `beside` after its rounds, with the runner stopped."""
-        fn = self.capture_graph()
-        if fn is None:
-            return
-        _, repeat = _timing_counts(self.req, self.on_gpu)
-        try:
-            got = timing.time_interleaved({"graph": fn}, self.ctx.device, 1, repeat if label == "beside" else 3,
-                                          clock=self.clock)
-        except BaseException as e:
-            if is_oom(e):
-                raise _oom_failure("timing the CUDA graph", e, self.ctx, "")
-            raise
-        self.graph_blocks[label] = got["graph"]
-        del fn
-        torch.cuda.empty_cache()
-
-    # ---- one round: the same steps for the task's own code (calibration) and the candidate -----------
-    def slot_inputs(self, k):
-        """The judge's timed inputs of slot k (the same tensors every round, new values each round); slot 0
-        is P, the inputs the CUDA graph reads."""
-        while len(self.PS) <= k:
-            self.PS.append([x.clone() if isinstance(x, torch.Tensor) else x for x in self.P])
-        return self.PS[k]
-
-    def fill(self, k, values):
-        """New values into slot k's timed inputs."""
-        P = self.slot_inputs(k)
-        for i, v in enumerate(values):
-            if isinstance(P[i], torch.Tensor) and isinstance(v, torch.Tensor) and P[i].shape == v.shape \
-                    and P[i].dtype == v.dtype:
-                P[i].copy_(v)
-            else:
-                P[i] = to_device(v, self.ctx.device)
-
-    def baselines_once(self, fwd_seed, keep_eager, fresh=True):
-        """A round of the judge's baselines, the runner stopped: fresh values for every slot drawn first,
-        then slot after slot its values copied into the slot's timed inputs (`fresh`) and each baseline run
-        on them: the steps the runner takes for each call of a batch (its own copy, then the call). Returns
-        ({name: mean ms over the slots}, eager's outputs per slot or None)."""
-        times, refs = {}, [None] * self.K
-        self.stop_runner()
-        try:
-            draws = [self.fresh_inputs() for _ in range(self.K)] if fresh and not self.big else None
-            with torch.no_grad():
-                for k in range(self.K):
-                    P = self.slot_inputs(k)
-                    for _ in range(self.warm):
-                        # (CPU, one call a frame) the runner's warm-up calls come before its new inputs too
-                        for fn in self.fns.values():
-                            fn(P)
-                    if fresh:
-                        self.fill(k, draws[k] if draws is not None else self.fresh_inputs())
-                        if draws is not None:
-                            draws[k] = None
-                    for name, fn in self.fns.items():
-                        seed_all(fwd_seed)
-                        strict_fp32()
-                        ms, out = self.clock.span(lambda: fn(P), inputs=P)
-                        times.setdefault(name, []).append(ms)
-                        if name == "eager" and keep_eager:
-                            refs[k] = [x.detach() if isinstance(x, torch.Tensor) else x for x in flatten(out)]
-                        del out
-        except Failure:
-            raise
-        except BaseException as e:
-            if is_oom(e):
-                raise _oom_failure("timing the baselines", e, self.ctx, "")
-            raise Failure("internal_error", "a baseline failed while timing: %s" % one_line(e))
-        return {n: sum(v) / len(v) for n, v in times.items()}, (refs if keep_eager and self.fns else None)
-
-    def framed_call(self, sets, fwd_seed, what, phase, check_side=False, warm=False, dry=False):
-        """Calls of the runner's forward, one per input set, back to back in one frame of the judge's wall
-        clock. The input sets are written into the runner's arena inside the frame while the runner and
-        everything it started are frozen: nothing of them exists where the candidate can see it before the
-        clock runs, and no thread of its can work on them while they are written. L2 is flushed, the runner
-        thawed and asked. Returns (claimed ms per call, framed ms, ms the judge's own writing took, reply)."""
-        if warm and self.warm and self.in_layouts:
-            self.ask({"cmd": "warm", "layout": self.in_layouts[0], "n": self.warm})
-        if self.on_gpu:
-            self.stop_runner()
-        self.cpu0 = self.runner.cpu_ms() if not self.on_gpu else None
-        collecting = gc.isenabled()
-        gc.disable()  # a collection of the judge's many objects is no part of the plumbing
-        t0 = time.perf_counter()
-        try:
-            layouts = [self.arena.write(s, base=k * self.in_slot) for k, s in enumerate(sets)]
-        except LayoutError as e:
-            raise Failure("internal_error", "inputs do not fit the arena: %s" % e)
-        if self.on_gpu:
-            timing._synchronize()
-        w_ms = (time.perf_counter() - t0) * 1000.0
-        if self.on_gpu:
-            self.clock.flusher.flush()
-            timing._synchronize()
-        self.continue_runner()
-        msg = {"cmd": "call", "layouts": layouts, "seed": fwd_seed, "what": what, "phase": phase,
-               "check_side_stream": check_side}
-        if dry:
-            msg["dry"] = True
-            msg["dry_out"] = self.out_shapes
-        reply = self.ask(msg)
-        frame = (time.perf_counter() - t0) * 1000.0
-        if collecting:
-            gc.enable()
-        self.in_layouts = layouts
-        ms = reply.get("ms")
-        if not isinstance(ms, list) or len(ms) != len(sets):
-            self.checks.note_protocol("ms = %r is not one time per call" % (str(ms)[:80],))
-            raise Failure("crash", "the candidate's process sent invalid times")
-        return [self.number({"ms": x}, "ms") for x in ms], frame, w_ms, reply
-
-    def take_outputs(self, what, n):
-        """Asks for the last n calls' outputs; returns (outputs per call, delivery ms). The runner is stopped
-        until its next command, so nothing it left running can rewrite them while the judge reads; small
-        outputs are copied out at once (the judge's own copy), big ones are read in place."""
-        self.continue_runner()
-        t0 = time.perf_counter()
-        reply = self.ask({"cmd": "deliver", "what": what, "bases": [self.out_base + k * self.out_slot for k in range(n)],
-                          "inputs_back": not self.on_gpu, "in_bases": [k * self.in_slot for k in range(n)]})
-        ms = (time.perf_counter() - t0) * 1000.0
-        self.stop_runner()
-        layouts = reply.get("layouts")
-        if not isinstance(layouts, list) or len(layouts) != n:
-            self.checks.note_protocol("%s: %r output layouts for %d calls" % (what, str(layouts)[:80], n))
-            raise Failure("crash", "the candidate's process delivered other outputs than it was asked for")
-        outs = []
-        for k, layout in enumerate(layouts):
-            base = self.out_base + k * self.out_slot
-            try:
-                got = self.arena.read(layout, base, base + self.out_slot)
-            except LayoutError as e:
-                self.checks.note_protocol("output layout: %s" % e)
-                raise Failure("shape_mismatch", "%s: the outputs do not fit the reference's shapes (%s)" % (what, e))
-            outs.append(got if self.big else [x.clone() if isinstance(x, torch.Tensor) else x for x in got])
-        return outs, ms
-
-    def take_inputs_and_outputs(self, what, sets):
-        """take_outputs, with the inputs in the arena checked against what the judge wrote there
-        (integrity.input_mutation): on a GPU read by the judge after the calls, before the delivery (a big
-        task's outputs go where its inputs were); on a CPU after it, where the runner has put back the
-        copies its forwards read (its own, see runner._own)."""
-        def check():
-            for k, s in enumerate(sets):
-                self.checks.note_inputs(-1, s, self.arena.read(self.in_layouts[k]), what)
-        if self.on_gpu:
-            self.stop_runner()
-            check()
-            return self.take_outputs(what, len(sets))
-        outs, ms = self.take_outputs(what, len(sets))
-        check()
-        return outs, ms
+    # ---- rounds ---------------------------------------------------------------------------------------
+    def draws(self, n):
+        """n fresh input sets (a big task: its one set, drawn anew)."""
+        return self.fresh_inputs(n)
 
     def idle_ms(self):
-        """How long a tiny kernel of the judge's takes now (GPU): a context with work still running makes
-        it wait for a time slice (~2 ms on an H100, against ~0.02 ms on an idle GPU)."""
+        """How long a tiny kernel of the judge's takes now (GPU): a context with work still running makes it
+        wait for a time slice (~2 ms on an H100, against ~0.02 ms on an idle GPU)."""
         if not self.on_gpu:
             return None
         timing._synchronize()
@@ -726,106 +573,141 @@ class _Judge:
         timing._synchronize()
         return (time.perf_counter() - t0) * 1000.0
 
-    def batch_size(self, call_ms):
-        """Calls per frame: enough that the frame holds ~BATCH_TARGET_MS of calls, so the plumbing's noise
-        (a fraction of a millisecond on a GPU, milliseconds on a loaded CPU) is spread over many calls and
-        work hidden outside the calls adds up where the judge's clock sees it."""
-        if os.environ.get("KWB_BATCH"):
-            return max(1, min(self.k_max, int(os.environ["KWB_BATCH"])))
-        if self.big or not call_ms or call_ms <= 0:
-            return 1
-        return max(1, min(self.k_max, int(math.ceil(BATCH_TARGET_MS[self.on_gpu] / call_ms)) or 1))
+    def ref_frame(self, mode, sets, what, phase):
+        """A frame of the reference's lane: eager (output set 0), its CUDA graph or a dry batch (set 1). A big
+        task's outputs overwrite its inputs: its one set is written again before each frame."""
+        if self.big:
+            self.ref.write(sets)
+        fwd = _fwd_seed(self.ctx, 0)
+        return self.ref.frame(len(sets) if not self.big else 1, what, phase, fwd, mode=mode,
+                              out_set=0 if mode == "model" else 1, reseed=self.reseed,
+                              dry_out=self.out_shapes if mode == "dry" else None)
 
-    def one_round(self, what, fwd, keep, check, phase="running"):
-        """The steps of one round, the same for the task's own code and the candidate: baselines on fresh
-        inputs, the framed batch of calls, (checked rounds) the inputs checked, the delivery, the judge's
-        tiny kernel. Returns (baseline means, claims, frame, writing ms, delivery ms, outputs, references)."""
-        times, refs = self.baselines_once(fwd, keep_eager=keep, fresh=not self.big or self.P_fresh)
-        sets = [self.slot_inputs(k) for k in range(self.K)]
-        claims, frame, w_ms, _ = self.framed_call(sets, fwd, what, phase, warm=True)
-        if check:
-            outs, d_ms = self.take_inputs_and_outputs(what, sets)
+    def capture_graph(self, sets):
+        """The CUDA-graph baseline: the reference lane captures its batch (on its input slots) in one graph."""
+        if not self.graph:
+            return False
+        try:
+            self.ref.write(sets)
+            self.ref.ask({"cmd": "graph", "n": len(sets), "seed": _fwd_seed(self.ctx, 0)})
+            self.ref.pause()
+            return True
+        except Failure as f:
+            if f.status == "internal_error" and "the reference's process died" in f.reason:
+                raise
+            self.notes.append("graph baseline unavailable: " + f.reason)
+            log(self.notes[-1])
+            self.graph = False
+            return False
+
+    def round_frames(self, i, names, sets, what, phase):
+        """One round's frames, in an order that rotates with the round (whatever a frame's place costs, every
+        kind pays it alike); a big task's dry frame comes first (its outputs overwrite the inputs, and the
+        eager outputs are the references of the round). The judge's tiny kernel runs after each frame."""
+        fwd = _fwd_seed(self.ctx, 0)
+        if self.big and "dry" in names:
+            rest = [n for n in names if n != "dry"]
+            order = ["dry"] + rest[i % len(rest):] + rest[:i % len(rest)]
         else:
-            outs, d_ms = self.take_outputs(what, self.K)
-        self.cpu_frame = self.cpu_since_frame()
-        idle = self.idle_ms()
-        return times, claims, frame, w_ms, d_ms, idle, outs, refs
+            order = names[i % len(names):] + names[:i % len(names)]
+        frames, idle = {}, {}
+        for name in order:
+            if name == "candidate":
+                frames[name] = self.cand.frame(self.K, what, phase, fwd, reseed=self.reseed, cpu=True)
+            elif name == "dry_cand":
+                frames[name] = self.cand.frame(self.K, "dry batch", phase, fwd, mode="dry", dry_out=self.out_shapes,
+                                               cpu=True)
+            else:
+                frames[name] = self.ref_frame({"eager": "model"}.get(name, name), sets, name, phase)
+            idle[name] = self.idle_ms()
+        return frames, idle
 
-    def cpu_since_frame(self):
-        """(CPU) The candidate's CPU time from the frame's start to the end of its delivery, the runner
-        frozen at both ends: every process and thread of its, whatever it did, by the kernel's account."""
-        if self.on_gpu or self.cpu0 is None:
-            return None
-        now = self.runner.cpu_ms()
-        return None if now is None else now - self.cpu0
-
-    def calibrate(self, task_copy):
-        """Rounds with the task's own Model in the runner, before any candidate code exists there: the
-        judge's baselines beside it (the clean rounds of integrity.baseline_interference) and framed batches
-        of calls through exactly the steps a candidate's take (what the judge's clock sees beyond the
-        runner's: the plumbing, for the candidate's frames to be compared with)."""
-        ctx = self.ctx
-        self.calibrating = True
-        self.ask({"cmd": "calibrate", "task": task_copy, "init": list(ctx.init_inputs), "seed": ctx.seed})
-        warm, n = CAL_ROUNDS["cpu" if not self.on_gpu else ("gpu_big" if self.big else "gpu")]
-        fwd = _fwd_seed(ctx, 0)
-        cal = {"claim": [], "sum": [], "frame": [], "write": [], "deliver": [], "idle": [], "cpu": [], "cpu_dry": []}
-        clean = {}
-        self.K = 1
-        for i in range(warm + n):
-            last = i == warm + n - 1 and not self.big
-            times, claims, frame, w_ms, d_ms, idle, outs, refs = self.one_round("calibration call", fwd, last, False,
-                                                                                "loading_candidate")
+    def clean_rounds(self, big_first):
+        """Rounds before the candidate is imported (its process holds nothing of it yet): the reference lane's
+        eager, graph and dry frames, and the candidate lane's dry frames: the clean baselines
+        (integrity.baseline_interference), both lanes' plumbing, the judge's tiny kernel on a quiet GPU. The
+        first WARM_ROUNDS warm both lanes up and are not counted. For the `baseline` op these are the timed
+        rounds."""
+        n = CLEAN_ROUNDS[self.on_gpu]
+        if self.baseline_only:
+            _, repeat = _timing_counts(self.req, self.on_gpu)
+            n = max(1, repeat)
+        phase = self.ctx.phase
+        K = self.K
+        got = {"eager": [], "graph": [], "dry": [], "dry_cand": [], "cpu_cand": [], "idle": [], "claim": []}
+        sets = [big_first] if self.big else self.draws(K)
+        self.ref.write(sets)
+        if not self.big:
+            self.capture_graph(sets)  # a big task's graph is captured for blocks of its own (graph_block)
+        if self.cand is not None:
+            self.cand.write(sets)  # its slots (a dry batch reads no input)
+        names = ["dry", "eager"] + (["graph"] if self.graph and not self.big else []) + \
+            (["dry_cand"] if self.cand is not None else [])
+        for i in range(WARM_ROUNDS[self.on_gpu] + n):
+            if i and not self.big:  # a big task's baselines run on its first set (no candidate reads it)
+                sets = self.draws(K)
+                self.ref.write(sets)
+            frames, idle = self.round_frames(i, names, sets, "clean round", phase)
             if i == 0:
-                # How many calls a frame holds, decided on the first round (a warm-up round) from the task's
-                # own timing. Calls of a batch follow each other closely on both sides, so each finds torch's
-                # code paths as warm as the judge's baselines, which run slot after slot the same way.
-                call = times.get("eager", claims[0])
-                self.K = self.batch_size(call)
-                self.warm = timing.cpu_warm_calls(call) if not self.on_gpu and self.K == 1 else 0
-            if i >= warm:
-                for k, v in times.items():
-                    clean.setdefault(k, []).append(v)
-                cal["claim"].append(sum(claims) / len(claims))
-                cal["sum"].append(sum(claims))
-                cal["frame"].append(frame)
-                cal["write"].append(w_ms)
-                cal["deliver"].append(d_ms)
-                cal["cpu"].append(self.cpu_frame)
-                if idle is not None:
-                    cal["idle"].append(idle)
-            if refs is not None:
-                # The task's own code in the candidate's process against the judge's reference of the same
-                # inputs: a task that does not reproduce itself across processes is said so here.
-                for ref, out in zip(refs, outs):
-                    kind, m, _, detail = self.compare(ref, out)
-                    if kind != "ok":
-                        self.notes.append("the task's own code in the candidate's process differs from the "
-                                          "judge's reference (%s): the task does not reproduce itself at this "
-                                          "tolerance" % detail)
-                        log(self.notes[-1])
-                        break
-            del outs, refs
-        if not self.on_gpu:
-            # Frames whose forward does nothing (a copy of its first input), through the same steps: what the
-            # candidate's process spends on the plumbing, in CPU time (integrity.timing_disagreement, CPU).
-            for _ in range(DRY_FRAMES):
-                sets = [self.slot_inputs(k) for k in range(self.K)]
-                self.framed_call(sets, fwd, "dry call", "loading_candidate", warm=True, dry=True)
-                self.take_outputs("dry call", self.K)
-                cal["cpu_dry"].append(self.cpu_since_frame())
-        self.cal = cal
-        self.cal["K"] = self.K
-        self.cal["cpus"] = self.runner.cpus()
-        self.cal["cpu_account"] = self.runner.cpu_account() if not self.on_gpu else None
-        self.clean = clean
-        self.checks.note_idle_baseline(cal["idle"])
-        if "eager" in clean and cal["claim"]:
-            log("calibration: %d call(s) a frame; the task's own code through the runner %.4f ms, eager in the "
-                "judge %.4f ms (medians); plumbing %.4f ms a frame" % (
-                    self.K, statistics.median(cal["claim"]), statistics.median(clean["eager"]),
-                    statistics.median([f - s for f, s in zip(cal["frame"], cal["sum"])])))
-        self.calibrating = False
+                self.first_round_checks(sets, frames)
+            if i < WARM_ROUNDS[self.on_gpu]:
+                continue
+            for name, f in frames.items():
+                got[name].append(f.ms)
+                if idle[name] is not None:
+                    got["idle"].append(idle[name])
+            got["claim"].append(frames["eager"].claim)
+            if "dry_cand" in frames:
+                got["cpu_cand"].append(frames["dry_cand"].cpu_stopped)
+        if self.big and self.graph:
+            got["graph"] = self.graph_block(big_first if big_first is not None else sets[0], "clean")
+        got["plumbing"] = min(got["dry"])
+        got["plumbing_cand"] = min(got["dry_cand"]) if got["dry_cand"] else None
+        self.checks.note_idle_baseline(got["idle"])
+        log("clean frames (ms, median of %d): %s" % (n, ", ".join("%s %.4f" % (k, statistics.median(v)) for k, v in got.items()
+                                                               if k in ("eager", "graph", "dry", "dry_cand") and v)))
+        log("clean rounds: %d call(s) a frame; eager %.4f ms a call, plumbing %.4f ms a frame (reference), %s "
+            "(candidate's lane)" % (K, statistics.median(per_call(got["eager"], got["plumbing"], K)), got["plumbing"],
+                                   "%.4f ms" % got["plumbing_cand"] if got["plumbing_cand"] is not None else "-"))
+        return got
+
+    def first_round_checks(self, sets, frames):
+        """The task's own code in a runner against the judge's reference of the same inputs (a task that does not
+        reproduce itself across processes is said so), and the CUDA graph's outputs against eager's."""
+        fwd = _fwd_seed(self.ctx, 0)
+        e = frames.get("eager")
+        if e is None or self.big:
+            return
+        eager_out = self.ref.outputs(e, 0)[0]
+        kind, _, _, detail = self.compare(self.reference(sets[0], fwd), eager_out)
+        if kind != "ok":
+            self.notes.append("the task's own code in a runner differs from the judge's reference (%s): the task "
+                              "does not reproduce itself at this tolerance" % detail)
+            log(self.notes[-1])
+        g = frames.get("graph")
+        if g is not None and not self.big:
+            kind, _, _, detail = self.compare(eager_out, self.ref.outputs(g, 1)[0])
+            if kind != "ok":
+                log("note: the CUDA graph's outputs differ from eager's (%s); timing it anyway" % detail)
+
+    def graph_block(self, inputs, label):
+        """A big task's CUDA graph, captured, timed in a block of frames of its own and released (its outputs
+        would not fit beside the candidate's rounds): `clean` before the candidate is imported, `after` once
+        the candidate's process is gone. Returns the frames."""
+        _, repeat = _timing_counts(self.req, self.on_gpu)
+        frames = []
+        try:
+            if not self.capture_graph([inputs]):
+                return []
+            for i in range((3 if label == "clean" else max(3, repeat // 2)) + 1):
+                f = self.ref_frame("graph", [inputs], "graph", self.ctx.phase)
+                if i:
+                    frames.append(f.ms)
+        finally:
+            if self.graph:
+                self.ref.ask({"cmd": "graph", "release": True, "n": 1, "seed": 0})
+                self.ref.pause()
+        return frames
 
     # ---- the candidate -----------------------------------------------------------------------------------
     def correctness(self, trials):
@@ -837,15 +719,16 @@ class _Judge:
         for trial, (inputs, ref) in enumerate(trials):
             if trial == 0:
                 ctx.set_phase("compiling")  # the first call pays Triton JIT / lazy builds
-            _, _, _, reply = self.framed_call([inputs], _fwd_seed(ctx, trial), "trial %d" % trial, ctx.phase,
-                                              check_side=True)
+            self.cand.write([inputs])
+            f = self.cand.frame(1, "trial %d" % trial, ctx.phase, _fwd_seed(ctx, trial), check_side=True,
+                                peak=trial == 0)
             if trial == 0:
-                peak = reply.get("peak")
-                if isinstance(peak, (int, float)) and not isinstance(peak, bool) and 0 <= peak < 2 ** 50:
-                    self.cand_peak = peak
+                if f.peak >= 0:
+                    self.cand_peak = f.peak
                 ctx.set_phase("running")
-            outs, _ = self.take_inputs_and_outputs("trial %d" % trial, [inputs])
-            outs = outs[0]
+            for seen in self.cand.inputs(1):
+                self.checks.note_inputs(trial, inputs, seen)
+            outs = [x.clone() if isinstance(x, torch.Tensor) else x for x in self.cand.outputs(f)[0]]
             self.checks.note_idle(self.idle_ms())
             kind, m, mean, detail = self.compare(ref, outs)
             res["trials"] = trial + 1
@@ -885,111 +768,154 @@ class _Judge:
             self.res["candidate_peak_bytes"] = int(cand_peak + self.in_bytes + self.cand_model_bytes)
 
     def timed(self):
-        """Warm-up rounds, one discarded round, then `repeat` rounds, each of the judge's baselines and a
-        framed batch of K calls of the candidate, every call on fresh inputs."""
-        ctx, req, res = self.ctx, self.req, self.res
-        warmup, repeat = _timing_counts(req, self.on_gpu)
-        checked = set(range(repeat)) if self.out_bytes * self.K * repeat <= CHECK_ALL_BYTES else \
+        """Warm-up rounds, one discarded round, then `repeat` rounds, each of the reference lane's dry batch, then
+        eager, the CUDA graph and the candidate's batch in an order that rotates, every call on fresh inputs;
+        checked rounds compare each of the candidate's calls with the reference lane's eager call on the same
+        inputs."""
+        warmup, repeat = _timing_counts(self.req, self.on_gpu)
+        K = self.K
+        checked = set(range(repeat)) if self.out_bytes * K * repeat <= CHECK_ALL_BYTES else \
             set(_sysrand.sample(range(repeat), min(repeat, CHECK_SAMPLE)))
         self.checked_timed = 0
         fp64_call = 1 + _sysrand.choice(sorted(checked)) if checked else -1
-        if self.big:
-            if self.on_gpu:
-                torch.cuda.empty_cache()
-            self.P = self.fresh_inputs()
-            self.PS = [self.P]
-            self.P_fresh = True
-        fwd = _fwd_seed(ctx, 0)
-        base_times = {}
-        claimed, framed, sums, writes, delivered, cpus = [], [], [], [], [], []
+        got = {"eager": [], "graph": [], "candidate": [], "dry": [], "claim": [], "eager_claim": [], "cpu": []}
+        names = ["dry", "eager", "candidate"] + (["graph"] if self.graph and not self.big else [])
         for i in range(warmup + repeat + 1):
             rnd = i - warmup  # < 0: warm-up; 0: discarded; 1..repeat: timed
             check = rnd == 0 or (rnd > 0 and (rnd - 1) in checked)
             what = "warm-up calls" if rnd < 0 else "timed calls %d" % rnd
-            times, claims, frame, w_ms, d_ms, idle, outs, refs = self.one_round(what, fwd, check, check)
-            self.checks.note_idle(idle)
+            sets = self.draws(K)
+            if not self.big:
+                self.ref.write(sets)
+            self.cand.write(sets)
+            frames, idle = self.round_frames(i, names, sets, what, "running")
+            self.checks.note_idle(idle["candidate"])
             if rnd > 0:
-                for k, v in times.items():
-                    base_times.setdefault(k, []).append(v)
-                claimed.append(sum(claims) / len(claims))
-                sums.append(sum(claims))
-                framed.append(frame)
-                writes.append(w_ms)
-                delivered.append(d_ms)
-                cpus.append(self.cpu_frame)
+                for name, f in frames.items():
+                    got[name].append(f.ms)
+                got["claim"].append(frames["candidate"].claim)
+                got["eager_claim"].append(frames["eager"].claim)
+                got["cpu"].append(frames["candidate"].cpu_stopped)
             if check:
-                if refs is None:
-                    refs = [self.reference(self.slot_inputs(k), fwd) for k in range(self.K)]
-                for k, (ref, out) in enumerate(zip(refs, outs)):
-                    kind, m, _, detail = self.compare(ref, out)
-                    if kind != "ok":
-                        res["failing_trial"] = -1
-                        raise Failure("wrong_result" if kind == "wrong" else "shape_mismatch",
-                                      "%s, call %d of %d: %s (right in all %d correctness trials: the candidate "
-                                      "behaves differently once it is timed)" % (what, k + 1, self.K, detail,
-                                                                                res["trials"]))
-                    res["max_abs_err"] = _nanmax(res["max_abs_err"], m)
+                self.check_round(what, sets, frames, rnd == fp64_call)
                 if rnd >= 0:
-                    self.checked_timed += self.K
-                if rnd == fp64_call and self.err64 is not None:
-                    try:
-                        got = self.fp64_check(0, self.slot_inputs(0), refs[0], outs[0], fwd_seed=fwd)
-                    except BaseException as e:
-                        got = None
-                        log("no fp64 comparison of %s: %s" % (what, one_line(e)))
-                    if got is not None:
-                        self.err64 = (_nanmax(self.err64[0], got[0]), _nanmax(self.err64[1], got[1]))
-                        res["max_abs_err_fp64"] = self.err64[0]
-                        self.checks.note_precision(self.err64[0], self.err64[1], self.out_scale)
-            del outs, refs
-        if self.big and getattr(self, "graph_wanted", False):
-            self.graph_block("beside")
-            if self.graph_blocks.get("beside"):
-                base_times["graph"] = self.graph_blocks["beside"]
-                self.clean["graph"] = self.graph_blocks.get("clean", [])
-                self.notes.append("the CUDA graph was timed in rounds of its own before and after the "
-                                  "candidate's (big task)")
-        if self.K > 1:
-            self.notes.append("%d calls a frame (each timed on its own; the judge's clock checks them together)"
-                              % self.K)
-        self.report_times(base_times, claimed, framed, sums, writes, delivered, cpus)
-        report = self.ask({"cmd": "report"})
+                    self.checked_timed += K
+            del sets, frames
+        report = self.cand.ask({"cmd": "report"})
+        self.cand.pause()
         self.checks.note_runner(report)
         if self.on_gpu:
             # Where the device's memory went (the GPU check reads these lines): the judge's allocator, the
-            # candidate's (its own report), the shared arena.
-            log("memory: judge reserved at most %.2f GiB, candidate's process %s GiB, arena %.2f GiB" % (
+            # candidate's (its own report), the arenas.
+            log("memory: judge reserved at most %.2f GiB, candidate's process %s GiB, arenas %.2f GiB" % (
                 torch.cuda.max_memory_reserved() / 2 ** 30,
                 "%.2f" % (report["max_reserved"] / 2 ** 30) if isinstance(report.get("max_reserved"), int) else "?",
-                self.arena.size / 2 ** 30))
+                (self.ref.arena.size + self.cand.arena.size) / 2 ** 30))
+        if self.big and self.graph:
+            # The candidate's process goes first: the graph's outputs would not fit beside what it holds.
+            self.cand.runner.kill()
+            got["graph"] = self.graph_block(self.fresh_inputs(), "after")
+            if got["graph"]:
+                self.notes.append("the CUDA graph was timed in frames of its own before the candidate was imported "
+                                  "and after its process was gone (big task)")
+        if K > 1:
+            self.notes.append("%d calls a frame, each on fresh inputs; every figure is the judge's frame less its "
+                              "plumbing, over the calls" % K)
+        self.report_times(got)
 
-    def report_times(self, base_times, claimed, framed, sums, writes, delivered, cpus):
-        res, clean = self.res, self.clean
-        beside = {n: timing.stats(v) for n, v in base_times.items() if v}
-        for n, v in base_times.items():
-            if not v:
+    def check_round(self, what, sets, frames, fp64):
+        """The candidate's calls of a round against the reference lane's eager calls on the same inputs (read in
+        both arenas, the runners stopped), and its inputs as the judge wrote them."""
+        res = self.res
+        refs = self.ref.outputs(frames["eager"], 0)
+        outs = self.cand.outputs(frames["candidate"], 0)
+        for k, (s, seen) in enumerate(zip(sets, self.cand.inputs(len(sets)))):
+            self.checks.note_inputs(-1, s, seen, "%s, call %d" % (what, k + 1))
+        kind, worst = self.compare_batch(refs, outs)
+        if kind != "ok":
+            worst = None
+            for k, (ref, out) in enumerate(zip(refs, outs)):
+                kind, m, _, detail = self.compare(ref, out)
+                if kind != "ok":
+                    res["failing_trial"] = -1
+                    raise Failure("wrong_result" if kind == "wrong" else "shape_mismatch",
+                                  "%s, call %d of %d: %s (right in all %d correctness trials: the candidate behaves "
+                                  "differently once it is timed)" % (what, k + 1, len(outs), detail, res["trials"]))
+                worst = _nanmax(worst, m)
+        res["max_abs_err"] = _nanmax(res["max_abs_err"], worst)
+        if fp64 and self.err64 is not None:
+            try:
+                got = self.fp64_check(0, sets[0], refs[0], outs[0], fwd_seed=_fwd_seed(self.ctx, 0))
+            except BaseException as e:
+                got = None
+                log("no fp64 comparison of %s: %s" % (what, one_line(e)))
+            if got is not None:
+                self.err64 = (_nanmax(self.err64[0], got[0]), _nanmax(self.err64[1], got[1]))
+                res["max_abs_err_fp64"] = self.err64[0]
+                self.checks.note_precision(self.err64[0], self.err64[1], self.out_scale)
+
+    # ---- figures ------------------------------------------------------------------------------------------
+    def plumbing(self, got):
+        """The plumbing subtracted from every frame, of either lane: the reference lane's fastest dry frame over the
+        whole evaluation (a batch whose forward does nothing, delivering outputs of the reference's shapes). The
+        two lanes run the same code on the same CPU, so their plumbing is one; subtracting one figure from both
+        keeps the noise of two estimates out of the ratio, and whatever the candidate's lane carries beyond it
+        is charged to the candidate. A loaded machine only lengthens frames: the fastest dry frame leaves those
+        delays in every figure alike, pulling a ratio towards 1 rather than dividing by what is left of a frame
+        after a noisy plumbing. The candidate lane's own dry frames, before its import, are evidence only."""
+        p = min(list(self.clean["dry"]) + list(got.get("dry") or []))
+        return p, p
+
+    def report_times(self, got):
+        res, clean, K = self.res, self.clean, self.K
+        p_ref, p_cand = self.plumbing(got)
+        if os.environ.get("KWB_FRAMES_DUMP"):
+            # Every frame of the evaluation, for studying the clock's noise (tests/gpu/judge_check.py).
+            import json
+
+            with open(os.environ["KWB_FRAMES_DUMP"], "a") as f:
+                f.write(json.dumps({"task": self.req.get("task_file"), "candidate": self.req.get("candidate_file"),
+                                    "K": K, "clean": clean, "timed": got, "plumbing": [p_ref, p_cand]}) + "\n")
+        clean_calls = {n: per_call(clean[n], p_ref, K) for n in ("eager", "graph") if clean.get(n)}
+        wanted = self.req.get("baselines", True) is not False
+        beside = {}
+        for name in ("eager", "graph"):
+            frames = got.get(name) or []
+            if not frames or not wanted:
                 continue
-            # A baseline is never reported slower than the slowest round it ran before the candidate
-            # existed (beyond 10% of jitter): whatever slowed it beside the candidate, the speedup does not
-            # grow with it. integrity.baseline_interference reads the rounds as they were.
-            cap = max(clean[n]) if clean.get(n) else None
-            if cap and beside[n]["median_ms"] > 1.1 * cap:
+            v = per_call(frames, p_ref, K)
+            beside[name] = timing.stats(v)
+            # A baseline is never reported slower than the slowest clean round (beyond 10%): whatever slowed it
+            # beside the candidate, the speedup does not grow with it. integrity.baseline_interference reads the
+            # rounds as they were.
+            cap = max(clean_calls[name]) if clean_calls.get(name) else None
+            if cap and beside[name]["median_ms"] > 1.1 * cap:
                 v = [min(x, cap) for x in v]
                 self.notes.append("%s rounds beside the candidate were slower than every round before it was "
-                                  "imported: counted at most %.4f ms, the slowest of those" % (n, cap))
-            res[n] = timing.stats(v)
-        res["candidate"] = timing.stats(self.checks.note_timing(claimed, framed, sums, writes, delivered, self.cal, cpus))
-        if self.checks.refused_clock():
-            self.notes.append("the candidate's own clock was refused; its time is the judge's frame less the "
-                              "calibrated plumbing")
-        if any(clean.values()):
-            self.checks.note_baselines(clean, beside)
+                                  "imported: counted at most %.4f ms, the slowest of those" % (name, cap))
+            res[name] = timing.stats(v)
+        res["candidate"] = timing.stats(per_call(got["candidate"], p_cand, K))
+        self.checks.note_clock(got["claim"], got["candidate"], p_cand, got["eager_claim"], got["eager"], p_ref)
+        self.checks.note_stopped(got["cpu"], clean.get("cpu_cand", []), statistics.median(got["candidate"]))
+        clean_frames = {n: clean[n] for n in ("eager", "graph") if clean.get(n) and got.get(n)}
+        if clean_frames:
+            self.checks.note_baselines(clean_frames, {n: timing.stats(got[n]) for n in clean_frames})
         if res["candidate"]["median_ms"]:
             base = res["graph"] if res["graph"]["samples"] else res["eager"]
             if base["samples"]:
                 self.checks.note_speedup(base["median_ms"] / res["candidate"]["median_ms"],
                                          "CUDA-graph" if base is res["graph"] else "eager",
                                          float(self.req.get("plausible_speedup", 10.0)))
+
+    def report_baseline(self):
+        res, clean, K = self.res, self.clean, self.K
+        for name in ("eager", "graph"):
+            if clean.get(name):
+                res[name] = timing.stats(per_call(clean[name], clean["plumbing"], K))
+        res["status"] = "ok"
+        _, repeat = _timing_counts(self.req, self.on_gpu)
+        res["reason"] = "; ".join(["baseline timed on %s, %d rounds of %d call(s) a frame" % (res["device"], repeat, K)]
+                                  + self.notes)
 
     def probe_sensitivity(self, inputs):
         """Which parts of the inputs the reference's output does not depend on, at the comparison's
@@ -1044,8 +970,6 @@ class _LazyTrials:
                 inputs = j.trial_inputs(t)
             pair = (inputs, j.reference(inputs, _fwd_seed(j.ctx, t)))
             del inputs
-            if t == 0:
-                j.P, j.PS = None, []  # trial 0's inputs were the timed inputs: gone with the trial
             yield pair
             del pair
 
@@ -1069,5 +993,8 @@ def _deepcopy_to(model, device):
     return copy.deepcopy(model).to(device)
 
 
-def on_cuda_mismatch(on_gpu, info):
-    return on_gpu and not info.get("cuda")
+def _rng_states(on_gpu):
+    states = [torch.get_rng_state()]
+    if on_gpu:
+        states.append(torch.cuda.get_rng_state())
+    return states

@@ -1,16 +1,22 @@
 # SPDX-License-Identifier: MIT
-"""The candidate's process (`kwb_worker.py runner --fd N`): the only place a candidate's code runs.
+"""A runner process (`kwb_worker.py runner --fd N`): where every timed forward call runs.
 
-Before the candidate exists it runs the task's own Model through the very steps a candidate takes
-(`calibrate`): the judge measures what those steps cost around a forward whose time it knows, so it
-compares the candidate's frames with the reference's, like with like. Then `setup` drops that model
-and imports the candidate. On each `call` the runner's forward reads its inputs where the judge put
-them in its arena (device memory on a GPU: no host round trip), times itself with the same Clock as
-the judge's baselines, and `deliver` copies the outputs back into the arena.
+An evaluation has two, started from this same code and driven through the same steps (lane.py):
+
+- the **reference runner** loads the task's own Model (`reference`) and never anything else: its
+  batches are the eager baseline, its captured batch the CUDA-graph baseline, its dry batches the
+  plumbing. It makes itself undumpable, so a candidate running as the same user cannot reach it;
+- the **candidate's runner** imports the candidate (`setup`): the only place a candidate's code runs.
+
+On each `batch` the runner makes K forward calls back to back, each on its own input set where the
+judge wrote it in the runner's arena (device memory on a GPU), waits for the device, and copies every
+call's outputs into the arena. The judge's wall clock around that whole command is the figure of
+record, for the baselines and the candidate alike; what the runner says of its own clock is only a
+cross-check.
 
 It can produce no verdict: it has no protocol channel to the host (its stdout and stderr are the log),
-and everything it sends the judge (timings, layouts, observations) is checked there or can only raise
-a flag. A candidate that patches this module changes only what the judge will refuse or check.
+and everything it sends the judge (layouts, its clock, observations) is checked there or can only raise
+a flag. A candidate that patches this module changes only what the judge will check or charge it for.
 """
 import gc
 import os
@@ -28,7 +34,12 @@ from .failures import Failure, classify, one_line
 from .integrity import storage_ptr, timers_snapshot, tf32_flags
 from .loader import import_file, seed_all
 
-MAX_BATCH = 256  # calls in one framed batch (the judge's limit is lower)
+try:
+    _foreach_copy = torch._foreach_copy_  # one launch for a batch's deliveries (torch 2.1+)
+except AttributeError:
+    _foreach_copy = None
+
+MAX_BATCH = 4096  # calls in one framed batch (the judge's limit is lower)
 SNAPSHOT = 1 << 20  # elements of a big output kept for the side-stream check
 
 
@@ -53,13 +64,17 @@ class Runner:
     def __init__(self, wire):
         self.m_wire = wire
         self.m_model = None
-        self.m_calibrating = False
+        self.m_reference = False
         self.m_device = torch.device("cpu")
         self.m_arena = None
         self.m_clock = None
-        self.m_last = None
-        self.m_lastInputs = []
-        self.m_own = {}
+        self.m_inputs = []  # per slot: views of the arena where the judge writes that slot's inputs
+        self.m_inPtrs = []  # per slot: the storages of those views (the aliasing observation)
+        self.m_outBases = []  # per output set: one offset per slot
+        self.m_outRegion = (0, 0)
+        self.m_outViews = {}
+        self.m_dryOut = None
+        self.m_graph = None
         self.m_candidate = None
         self.m_needsGpu = False
         self.m_phase = "loading_candidate"
@@ -75,29 +90,82 @@ class Runner:
         name = msg.get("device", "cpu")
         self.m_device = torch.device("cuda", torch.cuda.current_device()) if name == "cuda" else torch.device("cpu")
         self.m_arena = open_arena(msg.get("kind", "host"), int(msg["size"]), fd)
-        self.m_clock = timing.Clock(self.m_device)
+        self.m_clock = timing.Clock(self.m_device, flusher=False)
+        self.m_inputs, self.m_inPtrs, self.m_outViews, self.m_dryOut = [], [], {}, None
         return {"ok": True}
 
-    def calibrate(self, msg):
-        """The task's own Model (trusted: no candidate code exists in this process yet), for the judge's
-        calibration calls through the very steps the candidate's calls take."""
+    def slots(self, msg):
+        """Where each slot's inputs lie (`inputs`: one layout per slot) and where each output set's calls
+        deliver (`outputs`: per set, one offset per slot, inside [`out_lo`, `out_hi`)). Views are made once:
+        the same storage every call, new values each time, so a cache keyed on addresses serves stale
+        answers, and a batch spends nothing on finding its inputs."""
+        layouts = msg["inputs"]
+        if not isinstance(layouts, list) or not 1 <= len(layouts) <= MAX_BATCH:
+            raise LayoutError("%r input slots" % (len(layouts) if isinstance(layouts, list) else layouts))
+        self.m_inputs = [self.m_arena.read(layout) for layout in layouts]
+        self.m_inPtrs = [{storage_ptr(x): i for i, x in enumerate(v) if isinstance(x, torch.Tensor)}
+                         for v in self.m_inputs]
+        outs = msg["outputs"]
+        if not isinstance(outs, list) or not all(isinstance(s, list) and len(s) == len(layouts) for s in outs):
+            raise LayoutError("output offsets do not match the slots")
+        self.m_outBases = [[int(b) for b in s] for s in outs]
+        self.m_outRegion = (int(msg.get("out_lo", 0)), int(msg.get("out_hi", self.m_arena.size)))
+        self.m_outViews = {}
+        self.m_dryOut = None
+        return {"ok": True}
+
+    def reference(self, msg):
+        """The task's own Model: this runner is the reference's (no candidate is ever loaded here)."""
         if self.m_candidate is not None:
-            raise Failure("crash", "calibration after the candidate was loaded")
+            raise Failure("crash", "the task's model asked for after the candidate was loaded")
         strict_fp32()
         task = import_file(msg["task"], "task")
         seed_all(int(msg["seed"]))
         model = task.Model(*msg.get("init", []))
         self.m_model = model.to(self.m_device) if isinstance(model, torch.nn.Module) else model
-        self.m_calibrating = True
+        self.m_reference = True
+        return {"ok": True}
+
+    def graph(self, msg):
+        """(Reference runner, GPU) Captures the batch of `n` calls, slot after slot, in one CUDA graph (after
+        warm-up calls on a side stream, as PyTorch documents): the CUDA-graph baseline replays it whole.
+        `release` drops it (a big task's graph lives only for the blocks timed with it)."""
+        if not self.m_reference or self.m_device.type != "cuda":
+            raise Failure("crash", "a CUDA graph asked of a runner that does not hold the task's own code")
+        self.m_graph = None
+        torch.cuda.empty_cache()
+        if msg.get("release"):
+            return {"ok": True}
+        n = self._count(msg)
+        seed = int(msg["seed"])
+        strict_fp32()
+        with torch.no_grad():
+            side = torch.cuda.Stream()
+            side.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(side):
+                for _ in range(2):
+                    for k in range(n):
+                        seed_all(seed)
+                        self.m_model(*self.m_inputs[k])
+            torch.cuda.current_stream().wait_stream(side)
+            _synchronize()
+            torch.cuda.empty_cache()
+            g = torch.cuda.CUDAGraph()
+            seed_all(seed)
+            with torch.cuda.graph(g):
+                outs = [flatten(self.m_model(*self.m_inputs[k])) for k in range(n)]
+        _synchronize()
+        self.m_graph = (g, n, outs)
         return {"ok": True}
 
     def setup(self, msg):
-        # The calibration model goes first: what it held is the candidate's to use.
-        self.m_model, self.m_last, self.m_lastInputs = None, None, []
-        self.m_calibrating = False
+        self.m_model = None
+        self.m_graph = None
         gc.collect()
         if self.m_device.type == "cuda":
             torch.cuda.empty_cache()
+        if self.m_reference:
+            raise Failure("crash", "a candidate sent to the reference's runner")
         self.m_candidate = msg["candidate"]
         self.m_needsGpu = bool(msg.get("needs_gpu"))
         if msg.get("extensions_dir") and not os.environ.get("KWB_SHARED_EXTENSIONS_DIR"):
@@ -122,122 +190,156 @@ class Runner:
                 sum(b.numel() * b.element_size() for b in model.buffers())
         return {"ok": True, "model_bytes": int(size)}
 
-    def call(self, msg):
-        """Forward on each input set the judge put in the arena, back to back (`layouts`: one per call; a
-        batch when one call is too short for the judge's frame to verify alone). Views of the arena on a
-        GPU, this process's own copies on a CPU: the same storage every time, new values each time, so a
-        cache keyed on the input's address serves stale answers. Replies each call's time by the Clock."""
-        if self.m_model is None:
-            raise Failure("crash", "call before a model was loaded")
-        if msg.get("dry") and self.m_candidate is not None:
-            raise Failure("crash", "a dry call after the candidate was loaded")
-        layouts = msg["layouts"] if "layouts" in msg else [msg["layout"]]
-        if not isinstance(layouts, list) or not 1 <= len(layouts) <= MAX_BATCH:
-            raise LayoutError("a batch of %r calls" % (len(layouts) if isinstance(layouts, list) else layouts))
-        model = _dry_forward(msg.get("dry_out"), self.m_device) if msg.get("dry") else self.m_model
+    def _count(self, msg):
+        n = msg.get("n")
+        if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= len(self.m_inputs):
+            raise LayoutError("a batch of %r calls for %d slots" % (n, len(self.m_inputs)))
+        return n
+
+    def batch(self, msg):
+        """`n` forward calls back to back, call k on slot k's inputs, then the device waited for and every
+        call's outputs copied into output set `set` of the arena. `mode`: "model" (the loaded model: the
+        task's or the candidate's), "graph" (the reference's captured batch, replayed whole) or "dry"
+        (outputs of the reference's shapes, unwritten: the plumbing alone; never once a candidate is
+        loaded). The seed is set before the batch, and before every call where `reseed` (a task that draws
+        random numbers in forward). Replies the runner's own clock of the calls (a cross-check only) and
+        the output layouts."""
+        mode = msg.get("mode", "model")
+        n = self._count(msg)
+        out_set = msg.get("set", 0)
+        if not isinstance(out_set, int) or isinstance(out_set, bool) or not 0 <= out_set < len(self.m_outBases):
+            raise LayoutError("output set %r" % (out_set,))
+        if mode == "dry":
+            if self.m_candidate is not None:
+                raise Failure("crash", "a dry batch after the candidate was loaded")
+            model = self._dry_model(msg.get("dry_out"), n)
+        elif mode == "graph":
+            if self.m_graph is None or self.m_graph[1] != n:
+                raise Failure("crash", "no captured batch of %d calls" % n)
+            model = None
+        elif self.m_model is None:
+            raise Failure("crash", "a batch before a model was loaded")
+        else:
+            model = self.m_model
         self.m_phase = msg.get("phase", self.m_phase)
-        check_side = bool(msg.get("check_side_stream")) and self.m_device.type == "cuda"
-        self.m_last = None
         cuda = self.m_device.type == "cuda"
-        side = []
-
-        def after_end(out):
-            if check_side:
-                torch.cuda.current_stream().synchronize()
-                side.append([_snapshot(x) for x in flatten(out)])
-
-        times, flats, ins = [], [], []
+        check_side = bool(msg.get("check_side_stream")) and cuda
+        reseed = bool(msg.get("reseed"))
+        seed = int(msg["seed"])
+        inputs = self.m_inputs
         with torch.no_grad():
-            if cuda:
+            if cuda and msg.get("peak"):
                 torch.cuda.reset_peak_memory_stats()
                 before = torch.cuda.memory_allocated()
-            for k, layout in enumerate(layouts):
-                inputs = self._own(k, self.m_arena.read(layout))
-                strict_fp32()
-                seed_all(int(msg["seed"]))
-                ms, out = self.m_clock.span(lambda: model(*inputs), after_end, inputs)
-                times.append(ms)
-                flats.append(flatten(out))
-                ins.append(inputs)
-                del out
-            peak = torch.cuda.max_memory_allocated() - before if cuda else -1
-        if side and not all(_equal_nan(a, _snapshot(b)) for a, b in zip(side[0], flats[0])):
-            self.m_obs["side_stream"].append(
-                "%s: output changed after a device-wide synchronize; it was not complete when the current "
-                "stream was" % msg.get("what", "call"))
-        self.m_last = flats
-        self.m_lastInputs = ins
+            strict_fp32()
+            seed_all(seed)
+            if mode == "graph":
+                g, _, outs = self.m_graph
+                ms, _ = self.m_clock.span(g.replay)
+                flats = outs
+            else:
+                made = []
+
+                def calls():
+                    for k in range(n):
+                        if reseed and k:
+                            seed_all(seed)
+                        made.append(flatten(model(*inputs[k])))
+
+                ms, _ = self.m_clock.span(calls, flush=False)
+                flats = made
+            peak = torch.cuda.max_memory_allocated() - before if cuda and msg.get("peak") else -1
+            side = None
+            if check_side:
+                torch.cuda.current_stream().synchronize()
+                side = [_snapshot(x) for x in flats[0]]
+            if cuda:
+                _synchronize()  # all streams: whatever the candidate used, the copies see finished outputs
+            if side is not None and not all(_equal_nan(a, _snapshot(b)) for a, b in zip(side, flats[0])):
+                self.m_obs["side_stream"].append(
+                    "%s: output changed after a device-wide synchronize; it was not complete when the current "
+                    "stream was" % msg.get("what", "call"))
+            layouts = self._deliver(flats, self.m_outBases[out_set][:n], msg.get("what", "call"))
+            if cuda:
+                _synchronize()
+        del flats
         self._note_tf32()
-        return {"ok": True, "ms": times if "layouts" in msg else times[0], "peak": peak}
+        return {"ok": True, "ms": ms, "layouts": layouts, "peak": peak}
 
-    def _own(self, k, views):
-        """On a CPU the forward reads this process's own copy of the inputs (the same tensors every call,
-        new values each time), as the judge's baselines read the judge's own: a forward on memory another
-        core just wrote measures 15-30% slower than on memory this core copied, whoever's code it is. On
-        a GPU the forward reads the arena itself (device memory, flushed from L2 for everyone)."""
-        if self.m_device.type == "cuda":
-            return views
-        own = self.m_own
-        old = own.get(k)
-        if old is not None and len(old) == len(views) and all(
-                isinstance(a, torch.Tensor) == isinstance(b, torch.Tensor)
-                and (not isinstance(a, torch.Tensor) or (a.shape == b.shape and a.dtype == b.dtype))
-                for a, b in zip(old, views)):
-            own[k] = [a.copy_(b) if isinstance(a, torch.Tensor) else b for a, b in zip(old, views)]
-        else:
-            own[k] = [b.clone() if isinstance(b, torch.Tensor) else b for b in views]
-        return own[k]
+    def _dry_model(self, shapes, n):
+        if self.m_dryOut is None or len(self.m_dryOut[1]) < n:
+            from .arena import dtype_of
 
-    def warm(self, msg):
-        """Untimed calls on what this process holds now (the previous call's inputs: the judge writes the next
-        ones afterwards, the runner frozen), so the timed call finds torch's code paths warm in this process
-        as the judge's baseline finds them in its own (CPU; see timing.cpu_warm_calls)."""
-        if self.m_model is None:
-            raise Failure("crash", "warm-up before a model was loaded")
-        inputs = self.m_own.get(0) if self.m_device.type != "cuda" else None
-        inputs = inputs or self.m_arena.read(msg["layout"])
-        with torch.no_grad():
-            for _ in range(max(0, min(int(msg.get("n", 0)), 8))):
-                self.m_model(*inputs)
-        self.m_last = None
-        return {"ok": True}
+            specs = [(tuple(int(d) for d in s["shape"]), dtype_of(s["dtype"])) for s in (shapes or [])]
+            outs = [[torch.empty(shape, dtype=dt, device=self.m_device) for shape, dt in specs] for _ in range(n)]
+            self.m_dryOut = (specs, outs)
+        outs = self.m_dryOut[1]
+        it = iter(range(len(outs)))
 
-    def deliver(self, msg):
-        """The last calls' outputs, each copied into the arena from its base (`bases`, one per call) after a
-        device-wide synchronize: whatever stream the candidate used, the copy sees finished outputs. On a
-        CPU (`inputs_back`) the copies of the inputs the forwards read go back where the judge wrote them,
-        for its mutation check (`in_bases`)."""
-        if self.m_last is None:
-            raise Failure("runtime_error", "no output to deliver")
-        bases = msg["bases"] if "bases" in msg else [msg.get("base", 0)]
-        if not isinstance(bases, list) or len(bases) != len(self.m_last):
-            raise LayoutError("%r bases for %d calls" % (bases, len(self.m_last)))
-        if self.m_device.type == "cuda":
-            _synchronize()
-        layouts = []
-        for c, (flat, inputs, base) in enumerate(zip(self.m_last, self.m_lastInputs, bases)):
-            values = []
-            for k, v in enumerate(flat):
-                if isinstance(v, torch.Tensor) or v is None or isinstance(v, (bool, int, float, str)):
-                    values.append(v)
-                else:
-                    raise Failure("shape_mismatch", "output %d is a %s, not a tensor" % (k, type(v).__name__))
-            in_ptrs = {storage_ptr(x): i for i, x in enumerate(inputs) if isinstance(x, torch.Tensor)}
-            for k, v in enumerate(values):
-                if isinstance(v, torch.Tensor) and storage_ptr(v) in in_ptrs and storage_ptr(v) != 0:
-                    self.m_obs["alias"].append("%s: output %d shares storage with input %d"
-                                               % (msg.get("what", "call"), k, in_ptrs[storage_ptr(v)]))
+        def forward(*_xs):
+            return outs[next(it)]
+
+        return forward
+
+    def _deliver(self, flats, bases, what):
+        """Every call's outputs into the arena from its base, in one copy where torch can (views of the arena made
+        once per base and output signature). Returns one layout per call. Kept lean: its cost per call is
+        plumbing in every frame."""
+        dsts, srcs, layouts = [], [], []
+        sig = None
+        for k, (flat, base) in enumerate(zip(flats, bases)):
+            if sig is None or not _matches(flat, sig):
+                sig = _signature(flat)
+            got = self.m_outViews.get((sig, base))
+            if got is None:
+                got = self._out_views(sig, base)
+            layout, views = got
+            tensors = [v for v in flat if isinstance(v, torch.Tensor)] if len(flat) != 1 else flat
+            if k == 0:
+                # The runner's own observation, on the first call (the judge reads the inputs back itself after
+                # every checked call: an output written into an input shows there).
+                ptrs = self.m_inPtrs[0] if self.m_inPtrs else {}
+                for i, v in enumerate(tensors):
+                    p = storage_ptr(v)
+                    if p in ptrs and p != 0:
+                        self.m_obs["alias"].append("%s: output %d shares storage with input %d" % (what, i, ptrs[p]))
+            dsts.extend(views)
+            srcs.extend(tensors)
+            layouts.append(layout)
+        if dsts:
+            if _foreach_copy is not None and all(s.device == d.device for s, d in zip(srcs, dsts)):
+                _foreach_copy(dsts, srcs)
+            else:
+                for d, s in zip(dsts, srcs):
+                    d.copy_(s)
+        return layouts
+
+    def _out_views(self, sig, base):
+        lo, hi = self.m_outRegion
+        layout, views, off = [], [], base
+        for entry in sig:
+            if entry[0] == "value":
+                layout.append({"value": entry[1]})
+                continue
+            dtype, shape = entry
+            dt = str(dtype).replace("torch.", "")
+            count = 1
+            for d in shape:
+                count *= d
+            size = count * torch.empty(0, dtype=dtype).element_size()
+            if off < lo or off + size > hi:
+                raise Failure("shape_mismatch", "the outputs do not fit where the reference's go (%d bytes from "
+                                                "offset %d)" % (size, off))
             try:
-                layouts.append(self.m_arena.write(values, base=int(base)))
-            except LayoutError as e:
-                raise Failure("shape_mismatch", "the outputs do not fit where the reference's go: %s" % e)
-        if msg.get("inputs_back") and self.m_device.type != "cuda":
-            for inputs, base in zip(self.m_lastInputs, msg.get("in_bases") or [0]):
-                self.m_arena.write(list(inputs), base=int(base))
-        if self.m_device.type == "cuda":
-            _synchronize()
-        self.m_last = None
-        return {"ok": True, "layouts": layouts} if "bases" in msg else {"ok": True, "layout": layouts[0]}
+                views.append(self.m_arena.view(off, dtype, shape))
+            except (RuntimeError, ValueError) as e:
+                raise Failure("shape_mismatch", "output of dtype %s cannot travel: %s" % (dt, one_line(e)))
+            layout.append({"off": off, "dtype": dt, "shape": list(shape)})
+            off += (size + 255) // 256 * 256
+        got = (layout, views)
+        if len(self.m_outViews) < 4 * MAX_BATCH:
+            self.m_outViews[(sig, base)] = got
+        return got
 
     def report(self, _msg):
         patched = [n for n, fn in timers_snapshot().items() if self.m_timers and self.m_timers.get(n) is not fn]
@@ -255,8 +357,8 @@ class Runner:
 
     # ---- loop ------------------------------------------------------------------------------------
     def serve(self):
-        handlers = {"arenas": self.arenas, "calibrate": self.calibrate, "setup": self.setup, "call": self.call,
-                    "warm": self.warm, "deliver": self.deliver, "report": self.report, "ping": lambda m: {"ok": True}}
+        handlers = {"arenas": self.arenas, "slots": self.slots, "reference": self.reference, "graph": self.graph,
+                    "setup": self.setup, "batch": self.batch, "report": self.report, "ping": lambda m: {"ok": True}}
         while True:
             try:
                 msg = self.m_wire.recv()
@@ -265,12 +367,14 @@ class Runner:
             cmd = msg.get("cmd")
             if cmd == "exit":
                 return 0
-            if cmd == "call":
+            if cmd == "batch":
                 self.m_phase = msg.get("phase", "running")
             collecting = gc.isenabled()
-            if cmd == "call":
-                gc.disable()  # the judge's frame around a call holds no collection of this process's objects
+            if cmd == "batch":
+                gc.disable()  # the judge's frame around a batch holds no collection of this process's objects
             try:
+                if cmd not in handlers:
+                    raise Failure("crash", "unknown command %r" % (cmd,))
                 reply = handlers[cmd](msg)
             except SystemExit as e:
                 reply = {"fail": {"status": "crash", "reason": "the candidate called sys.exit(%s)" % e.code}}
@@ -280,10 +384,10 @@ class Runner:
                 reply = {"fail": {"status": "internal_error", "reason": "bad layout from the judge: %s" % e}}
             except BaseException as e:
                 traceback.print_exc()
-                if self.m_calibrating:
+                if self.m_reference or self.m_candidate is None:
                     # The task's own code failed here: the harness's problem, never the candidate's.
-                    reply = {"fail": {"status": "internal_error", "reason": "the task's own code failed in the "
-                                      "candidate's process: %s: %s" % (type(e).__name__, one_line(e))}}
+                    reply = {"fail": {"status": "internal_error", "reason": "the task's own code failed in a "
+                                      "runner: %s: %s" % (type(e).__name__, one_line(e))}}
                 else:
                     st, why = classify(e, self.m_phase, self.m_candidate, needs_gpu=self.m_needsGpu,
                                        on_gpu=self.m_device.type == "cuda")
@@ -293,17 +397,26 @@ class Runner:
                 gc.enable()
 
 
-def _dry_forward(shapes, device):
-    """The dry calls' forward (calibration only): outputs of the reference's shapes, left unwritten (no work
-    to speak of; their delivery copies as many bytes as a real call's)."""
-    from .arena import dtype_of
+def _signature(flat):
+    """What a call's outputs are, for finding their place in the arena: (dtype, shape) per tensor."""
+    sig = []
+    for i, v in enumerate(flat):
+        if isinstance(v, torch.Tensor):
+            sig.append((v.dtype, tuple(v.shape)))
+        elif v is None or isinstance(v, (bool, int, float, str)):
+            sig.append(("value", v))
+        else:
+            raise Failure("shape_mismatch", "output %d is a %s, not a tensor" % (i, type(v).__name__))
+    return tuple(sig)
 
-    specs = [(tuple(int(d) for d in s["shape"]), dtype_of(s["dtype"])) for s in (shapes or [])]
 
-    def forward(*_xs):
-        return [torch.empty(shape, dtype=dt, device=device) for shape, dt in specs]
-
-    return forward
+def _matches(flat, sig):
+    if len(flat) != len(sig):
+        return False
+    for v, s in zip(flat, sig):
+        if not isinstance(v, torch.Tensor) or s[0] is not v.dtype or v.shape != s[1]:
+            return False
+    return True
 
 
 def main(fd):
@@ -315,6 +428,12 @@ def main(fd):
     sock = socket.socket(fileno=fd)
     w = wire_mod.Wire(sock)
     timing.steady_allocator()
+    if os.environ.get("KWB_RUNNER_ROLE") == "reference":
+        # The reference's runner: a candidate running as the same user (no user of its own) can neither
+        # trace it nor open its memory or its arena through /proc.
+        from .runnerclient import protect_judge
+
+        protect_judge()
     cuda = False
     try:
         cuda = bool(torch.cuda.is_available())

@@ -55,6 +55,51 @@ def protect_judge():
     return _prctl(PR_SET_DUMPABLE, 0)
 
 
+def runner_cpus():
+    """The CPUs both runners of an evaluation run on: the same ones, so that neither lane's launches go through
+    a farther path than the other's. On a GPU one core next to it (its NUMA node's, from sysfs; which one by its
+    PCI address, so that lanes of other GPUs pick others): a runner waits while the other works, and each
+    call's launches are made by one thread. On a CPU (or where sysfs says nothing) the judge's own set.
+    KWB_RUNNER_CPUS=all keeps the judge's set; a list ("3" or "2,3") names them."""
+    try:
+        allowed = sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return None
+    env = os.environ.get("KWB_RUNNER_CPUS", "")
+    if env == "all":
+        return None
+    if env:
+        try:
+            want = [int(x) for x in env.split(",") if x.strip()]
+            return [c for c in want if c in allowed] or None
+        except ValueError:
+            return None
+    try:
+        import torch
+
+        if not torch.cuda.is_available():
+            return None
+        p = torch.cuda.get_device_properties(torch.cuda.current_device())
+        bus = "%04x:%02x:%02x.0" % (getattr(p, "pci_domain_id", 0), p.pci_bus_id, p.pci_device_id)
+        with open("/sys/bus/pci/devices/%s/local_cpulist" % bus) as f:
+            local = _cpulist(f.read())
+        near = [c for c in allowed if c in local] or allowed
+        return [near[(p.pci_bus_id * 7 + p.pci_device_id) % len(near)]]
+    except Exception:
+        return None
+
+
+def _cpulist(text):
+    out = set()
+    for part in text.strip().split(","):
+        if "-" in part:
+            a, b = part.split("-")
+            out.update(range(int(a), int(b) + 1))
+        elif part:
+            out.add(int(part))
+    return out
+
+
 def _runner_uid():
     """As root: a user id of the candidate's own (KWB_RUNNER_UID, or one picked per evaluation from
     61000-64999, no account needed), so every process it starts can be found, stopped and killed by
@@ -256,7 +301,12 @@ class RunnerClient:
     def note(self):
         return self.m_note
 
-    def start(self, uid="auto"):
+    def start(self, uid="auto", role="candidate", cpus=None):
+        """`role`: "candidate" (the candidate's process) or "reference" (the task's own code only; it makes
+        itself undumpable, so a candidate running as the same user cannot reach it). `cpus`: the CPUs it may
+        run on (None: the judge's)."""
+        self.m_role = role
+        self.m_cpus = cpus
         uid = _runner_uid() if uid == "auto" else uid
         os.makedirs(self.m_home, exist_ok=True)
         env = runner_environment(os.environ)
@@ -273,6 +323,7 @@ class RunnerClient:
             # Benchmarks of trusted kernels only: one candidate's build cache serves the next.
             env["TORCH_EXTENSIONS_DIR"] = shared
         env.pop("KWB_JUDGE_KEY", None)
+        env["KWB_RUNNER_ROLE"] = role
         if uid is not None:
             _hand_over(self.m_home, uid)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -329,9 +380,26 @@ class RunnerClient:
             self.kill()
             self.m_note = "the candidate's process runs as the judge's user: an unprivileged one could not start (%s)" % why
             log(self.m_note)
-            self.start(uid=None)
+            self.start(uid=None, role=getattr(self, "m_role", "candidate"), cpus=getattr(self, "m_cpus", None))
             self.m_info = self._recv(limit)
             return self.m_info
+
+    def pin(self, on=True):
+        """Every thread of the runner onto its CPUs (`on`), or back onto the judge's (a candidate's import may
+        build extensions: not on one core); what it starts later inherits them. Called with the runner stopped
+        or waiting for a command."""
+        if not getattr(self, "m_cpus", None) or self.m_proc is None:
+            return
+        try:
+            cpus = self.m_cpus if on else os.sched_getaffinity(0)
+            tids = [int(t) for t in os.listdir("/proc/%d/task" % self.m_proc.pid)]
+        except OSError:
+            return
+        for tid in tids:
+            try:
+                os.sched_setaffinity(tid, cpus)
+            except OSError:
+                pass
 
     def request(self, msg, fds=(), limit=None):
         """Sends a command and returns the reply dict. Raises RunnerGone when the runner is dead or

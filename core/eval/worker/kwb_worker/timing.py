@@ -63,98 +63,34 @@ def steady_allocator():
         return False
 
 
-def cpu_warm_calls(call_ms):
-    """Untimed calls before each timed one on a CPU, for judge and runner alike: a process that slept
-    while the other worked finds torch's code paths and its allocator cold, and a call of a few
-    microseconds then measures that, not itself (3 calls bring a 3 us ReLU from 15 +- 5 us back to 5).
-    The runner's are made on the previous inputs, before the judge writes the next ones."""
-    if call_ms is None or call_ms >= 5.0:
-        return 0
-    return 3 if call_ms < 0.5 else 1
-
-
 class Clock:
-    """The one way every forward call is timed: the judge's eager and CUDA-graph baselines, the task's own
-    code through the runner (calibration) and the candidate (in the runner) all go through `span`, so the
-    task's own code measures the same in either process by construction.
+    """A span of work on the device: GPU: a device-wide synchronize, optionally an L2 flush, CUDA events
+    around the work, a device-wide synchronize; CPU: perf_counter around the work. The runners time
+    their batches with it for a cross-check; the figure of record is the judge's wall clock around the
+    whole batch (lane.py)."""
 
-    GPU: a device-wide synchronize, an L2 flush (which also keeps the GPU busy while the call's first
-    kernel is launched, so launch latency counts alike for everyone, and absorbs the switch between two
-    processes' contexts), CUDA events on the current stream around the call, a device-wide synchronize.
-    CPU: the inputs read once (in the caches for everyone), perf_counter around the call."""
-
-    def __init__(self, device):
+    def __init__(self, device, flusher=True):
         self.cuda = device.type == "cuda"
-        self.flusher = L2Flusher(device) if self.cuda else None
+        self.flusher = L2Flusher(device) if self.cuda and flusher else None
 
-    def span(self, fn, after_end=None, inputs=()):
-        """(milliseconds, fn's return value). `after_end(out)` runs after the end event is recorded and
-        before the device-wide synchronize (the runner's side-stream check), outside the span. On a CPU
-        the `inputs` are read once first, so every call starts with its inputs in this core's caches
-        whichever process wrote them."""
+    def span(self, fn, flush=True):
+        """(milliseconds, fn's return value)."""
         collecting = gc.isenabled()
-        gc.disable()  # a collection of whichever process holds more objects is not the call's time
+        gc.disable()  # a collection of whichever process holds more objects is not the work's time
         try:
             if self.cuda:
                 _synchronize()
-                self.flusher.flush()
+                if flush and self.flusher is not None:
+                    self.flusher.flush()
                 start, end = _Event(enable_timing=True), _Event(enable_timing=True)
                 _record(start)
                 out = fn()
                 _record(end)
-                if after_end is not None:
-                    after_end(out)
                 _synchronize()  # all streams, so work left on a side stream does not spill over
                 return _elapsed(start, end), out
-            for x in inputs:
-                if isinstance(x, torch.Tensor) and x.numel():
-                    x.sum()
             t0 = _perf_counter()
             out = fn()
-            ms = (_perf_counter() - t0) * 1000.0
-            if after_end is not None:
-                after_end(out)
-            return ms, out
+            return (_perf_counter() - t0) * 1000.0, out
         finally:
             if collecting:
                 gc.enable()
-
-
-def time_interleaved(fns, device, warmup, repeat, clock=None):
-    """Times each callable in `fns` (an ordered dict name -> fn) in interleaved rounds with `Clock.span`:
-    warm-up calls, one discarded round, then `repeat` rounds. Returns {name: [ms, ...]}."""
-    names = list(fns)
-    clock = clock or Clock(device)
-    with torch.no_grad():
-        for name in names:
-            for _ in range(max(0, warmup)):
-                fns[name]()
-        if clock.cuda:
-            _synchronize()
-        times = {name: [] for name in names}
-        for rnd in range(repeat + 1):  # round 0 is the discarded one
-            for name in names:
-                ms, _ = clock.span(fns[name])
-                if rnd > 0:
-                    times[name].append(ms)
-    return times
-
-
-def capture_graph(model, inputs, warmup=3):
-    """Captures model(*inputs) in a torch.cuda.CUDAGraph (side-stream warm-up first, as PyTorch
-    documents). Returns (replay_fn, static_output) or raises with the reason capture failed."""
-    static_inputs = [x for x in inputs]
-    with torch.no_grad():
-        side = torch.cuda.Stream()
-        side.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(side):
-            for _ in range(warmup):
-                model(*static_inputs)
-        torch.cuda.current_stream().wait_stream(side)
-        _synchronize()
-        torch.cuda.empty_cache()  # the warm-up's outputs (cached for the side stream) before the graph's own
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            static_out = model(*static_inputs)
-    _synchronize()
-    return graph.replay, static_out, graph

@@ -1,0 +1,246 @@
+# SPDX-License-Identifier: MIT
+"""A lane: one runner process and its arena, whose batches of forward calls the judge times.
+
+Every figure an evaluation reports comes from here, through one path: the eager baseline and the CUDA
+graph (the reference's lane, which only ever holds the task's own code), the plumbing (dry batches), and
+the candidate (the candidate's lane). A frame is:
+
+  inputs written into the lane's arena, the runner stopped  (outside the frame)
+  GPU: L2 flushed, the device waited for                     (outside the frame)
+  t0 = the judge's wall clock
+     the runner thawed; it makes n calls back to back, each on its own fresh input set, waits for the
+     device, copies every call's outputs into the arena, and answers
+  t1 = the judge's wall clock                                (the frame: t1 - t0)
+  the runner stopped again                                   (outside the frame)
+
+So whatever the runner does between being thawed and answering is in the frame: work hidden in a call, in
+a thread beside it, in an output computed lazily when it is copied out. Outside frames the runner and
+everything it started are stopped (frozen in a cgroup as root), and the judge checks that they used no
+CPU there and that no GPU work of theirs outlives a frame (integrity.py).
+"""
+import gc
+import math
+import time
+
+from . import timing
+from .arena import ALIGN, LayoutError
+from .failures import Failure
+from .runnerclient import RunnerGone
+
+
+def align(n):
+    return (n + ALIGN - 1) // ALIGN * ALIGN
+
+
+def _shifted(layout, delta):
+    return [dict(e, off=e["off"] + delta) if "off" in e else e for e in layout]
+
+
+class Frame:
+    """What one frame measured: `ms` the judge's wall clock around the batch, `claim` the runner's own
+    clock of its calls (a cross-check), `layouts` where each call's outputs lie, `peak` the runner's report
+    of its allocator's peak (-1: not asked), `cpu_stopped` the lane's CPU time (ms) since its previous frame
+    ended, all of it while stopped (None: not read)."""
+
+    __slots__ = ("ms", "claim", "layouts", "peak", "cpu_stopped")
+
+    def __init__(self, ms, claim, layouts, peak, cpu_stopped):
+        self.ms, self.claim, self.layouts, self.peak, self.cpu_stopped = ms, claim, layouts, peak, cpu_stopped
+
+
+class Lane:
+    """`slots` input slots and `out_sets` sets of output slots in one arena. `shared_io` (a big task: one
+    slot): the outputs go where the inputs were. `trusted`: the reference's lane, whose failures are the
+    harness's; the candidate's lane's failures are the candidate's."""
+
+    def __init__(self, name, runner, arena, device, slots, in_bytes, out_bytes, out_sets, shared_io, trusted, judge):
+        self.name = name
+        self.runner = runner
+        self.arena = arena
+        self.device = device
+        self.cuda = device.type == "cuda"
+        self.slots = slots
+        self.in_slot = align(max(in_bytes, ALIGN))
+        self.out_slot = align(max(out_bytes, ALIGN)) + (1 << 12)
+        self.out_sets = out_sets
+        self.shared_io = shared_io
+        self.trusted = trusted
+        self.m_judge = judge
+        self.m_registered = None
+        self.m_layouts = []
+        self.m_lastCpu = None
+
+    # ---- geometry --------------------------------------------------------------------------------------
+    @staticmethod
+    def size_for(slots, in_bytes, out_bytes, out_sets, shared_io):
+        in_slot, out_slot = align(max(in_bytes, ALIGN)), align(max(out_bytes, ALIGN)) + (1 << 12)
+        if shared_io:
+            return max(in_slot, out_slot)
+        return slots * in_slot + out_sets * slots * out_slot
+
+    def in_base(self, k):
+        return k * self.in_slot
+
+    def out_base(self, out_set, k):
+        if self.shared_io:
+            return 0
+        return self.slots * self.in_slot + (out_set * self.slots + k) * self.out_slot
+
+    def out_region(self):
+        return (0, self.arena.size) if self.shared_io else (self.slots * self.in_slot, self.arena.size)
+
+    # ---- talking to the runner ---------------------------------------------------------------------------
+    def ask(self, msg, fds=()):
+        """One command to the runner; a failure is the candidate's status on its lane, the harness's on the
+        reference's."""
+        j = self.m_judge
+        self.m_lastCpu = None  # the runner runs now: CPU time from here on is not time while stopped
+        try:
+            reply = self.runner.request(msg, fds)
+        except RunnerGone as e:
+            if self.trusted:
+                raise Failure("internal_error", "the reference's process died running the task's own code: " + e.why)
+            if getattr(e, "protocol", False):
+                j.checks.note_protocol(e.why)
+            raise Failure("crash", e.why + " while %s" % (j.ctx.phase or "starting"))
+        if not isinstance(reply, dict) or not (reply.get("ok") is True or isinstance(reply.get("fail"), dict)):
+            if self.trusted:
+                raise Failure("internal_error", "the reference's process answered %r with %s" % (msg.get("cmd"),
+                                                                                              str(reply)[:200]))
+            j.checks.note_protocol("reply to %r is not a runner reply: %s" % (msg.get("cmd"), str(reply)[:200]))
+            raise Failure("crash", "the candidate's process answered %r with something that is not a reply"
+                          % msg.get("cmd"))
+        if "fail" in reply:
+            st, why = reply["fail"].get("status"), reply["fail"].get("reason")
+            if self.trusted:
+                if st == "out_of_memory" or (isinstance(why, str) and "out of memory" in why):
+                    raise Failure("harness_out_of_memory", "the task's own code ran out of memory in the reference's "
+                                  "process: %s%s" % (why, j.memory_context()))
+                raise Failure("internal_error", "the task's own code failed in the reference's process: %s" % why)
+            if st not in ("syntax_error", "compile_error", "runtime_error", "crash", "out_of_memory", "no_gpu",
+                          "shape_mismatch", "internal_error") or not isinstance(why, str):
+                j.checks.note_protocol("failure with an unknown status %r" % (st,))
+                st, why = "crash", "the candidate's process reported an unknown failure"
+            if st == "internal_error":
+                st = "crash"  # the runner cannot declare the harness at fault
+            if st == "no_gpu" and self.cuda:
+                st = "runtime_error"  # the judge knows there is a GPU: the runner cannot say otherwise
+            if st == "out_of_memory" and self.cuda:
+                why += j.memory_context()
+            raise Failure(st, why)
+        return reply
+
+    def hold(self, step):
+        """Stopping or continuing the runner's processes; failing to is the candidate's doing on its lane."""
+        try:
+            step()
+        except RunnerGone as e:
+            if self.trusted:
+                raise Failure("internal_error", "the reference's process could not be stopped: " + e.why)
+            self.m_judge.checks.note_protocol(e.why)
+            raise Failure("crash", e.why)
+
+    def pause(self):
+        self.hold(self.runner.pause)
+
+    def open(self):
+        """Hands the arena to the runner (before any task or candidate code is loaded there)."""
+        fd = self.arena.export_fd()
+        try:
+            self.ask({"cmd": "arenas", "device": self.device.type, "kind": self.arena.kind, "size": self.arena.size},
+                     fds=(fd,))
+        finally:
+            if self.arena.kind == "device":
+                import os
+
+                os.close(fd)
+
+    # ---- inputs and outputs -------------------------------------------------------------------------------
+    def write(self, sets):
+        """Input sets into slots 0.. (the runner stopped: nothing of it runs while they are written); the slots'
+        layouts are told to the runner when they change (once, normally)."""
+        self.pause()
+        try:
+            layouts = [self.arena.write(s, base=self.in_base(k)) for k, s in enumerate(sets)]
+        except LayoutError as e:
+            raise Failure("internal_error", "inputs do not fit the arena: %s" % e)
+        if self.cuda:
+            timing._synchronize()
+        if len(self.m_layouts) < self.slots:
+            # Slots not written yet get slot 0's layout at their own place (every set has the task's shapes).
+            self.m_layouts = [_shifted(layouts[0], self.in_base(k)) for k in range(self.slots)]
+        self.m_layouts[:len(layouts)] = layouts
+        if self.m_registered is None or self.m_registered[:len(layouts)] != layouts:
+            lo, hi = self.out_region()
+            self.ask({"cmd": "slots", "inputs": self.m_layouts,
+                      "outputs": [[self.out_base(j, k) for k in range(self.slots)] for j in range(self.out_sets)],
+                      "out_lo": lo, "out_hi": hi})
+            self.m_registered = list(self.m_layouts)
+            self.pause()
+
+    def inputs(self, n):
+        """Views of slots 0..n-1 as they are now (the judge's own reading, the runner stopped)."""
+        return [self.arena.read(self.m_layouts[k]) for k in range(n)]
+
+    def outputs(self, frame, out_set=0):
+        """Views of each call's outputs of `frame`, each checked to lie in its own slot."""
+        outs = []
+        for k, layout in enumerate(frame.layouts):
+            base = self.out_base(out_set, k)
+            hi = self.arena.size if self.shared_io else base + self.out_slot
+            try:
+                outs.append(self.arena.read(layout, base, hi))
+            except LayoutError as e:
+                if self.trusted:
+                    raise Failure("internal_error", "the reference's outputs do not fit the arena: %s" % e)
+                self.m_judge.checks.note_protocol("output layout: %s" % e)
+                raise Failure("shape_mismatch", "the outputs do not fit the reference's shapes (%s)" % e)
+        return outs
+
+    # ---- the frame -------------------------------------------------------------------------------------------
+    def frame(self, n, what, phase, seed, mode="model", out_set=0, reseed=False, check_side=False, peak=False,
+              dry_out=None, cpu=False):
+        """One timed batch of n calls on slots 0..n-1 (see the module's docstring). `cpu`: read the lane's CPU
+        time at both ends (outside the frame, the runner stopped)."""
+        self.pause()
+        if self.cuda:
+            timing._synchronize()
+            self.m_judge.flusher.flush()
+            timing._synchronize()
+        cpu_stopped = None
+        if cpu:
+            before = self.runner.cpu_ms()
+            if before is not None and self.m_lastCpu is not None:
+                cpu_stopped = before - self.m_lastCpu
+        msg = {"cmd": "batch", "n": n, "set": out_set, "mode": mode, "seed": seed, "reseed": reseed, "what": what,
+               "phase": phase, "check_side_stream": check_side, "peak": peak}
+        if dry_out is not None:
+            msg["dry_out"] = dry_out
+        collecting = gc.isenabled()
+        gc.disable()  # a collection of the judge's objects is no part of anyone's frame
+        try:
+            t0 = time.perf_counter()
+            reply = self.ask(msg)
+            t1 = time.perf_counter()
+        finally:
+            if collecting:
+                gc.enable()
+        self.pause()
+        if cpu:
+            self.m_lastCpu = self.runner.cpu_ms()
+        claim = reply.get("ms")
+        if isinstance(claim, bool) or not isinstance(claim, (int, float)) or not math.isfinite(claim) \
+                or not 0.0 <= claim < 1e9:
+            if self.trusted:
+                raise Failure("internal_error", "the reference's process sent an invalid time %r" % (claim,))
+            self.m_judge.checks.note_protocol("ms = %r is not a number" % (str(claim)[:80],))
+            raise Failure("crash", "the candidate's process sent an invalid time")
+        layouts = reply.get("layouts")
+        if not isinstance(layouts, list) or len(layouts) != n:
+            if self.trusted:
+                raise Failure("internal_error", "the reference's process delivered %r outputs" % (str(layouts)[:80],))
+            self.m_judge.checks.note_protocol("%s: %r output layouts for %d calls" % (what, str(layouts)[:80], n))
+            raise Failure("crash", "the candidate's process delivered other outputs than it was asked for")
+        p = reply.get("peak")
+        p = int(p) if isinstance(p, (int, float)) and not isinstance(p, bool) and 0 <= p < 2 ** 50 else -1
+        return Frame((t1 - t0) * 1000.0, float(claim), layouts, p, cpu_stopped)
