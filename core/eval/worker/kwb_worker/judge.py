@@ -601,15 +601,14 @@ class _Judge:
             return False
 
     def round_frames(self, i, names, sets, what, phase):
-        """One round's frames, in an order that rotates with the round (whatever a frame's place costs, every
-        kind pays it alike); a big task's dry frame comes first (its outputs overwrite the inputs, and the
-        eager outputs are the references of the round). The judge's tiny kernel runs after each frame."""
+        """One round's frames, in an order drawn afresh each round (whatever a frame's place or its neighbour
+        costs, every kind pays it alike; a rotation kept the candidate right after eager in three rounds of
+        four); a big task's dry frame comes first (its outputs overwrite the inputs, and the eager outputs are
+        the references of the round). The judge's tiny kernel runs after each frame."""
         fwd = _fwd_seed(self.ctx, 0)
-        if self.big and "dry" in names:
-            rest = [n for n in names if n != "dry"]
-            order = ["dry"] + rest[i % len(rest):] + rest[:i % len(rest)]
-        else:
-            order = names[i % len(names):] + names[:i % len(names)]
+        rest = [n for n in names if not (self.big and n == "dry")]
+        _sysrand.shuffle(rest)
+        order = (["dry"] if len(rest) < len(names) else []) + rest
         frames, idle = {}, {}
         for name in order:
             if name == "candidate":
