@@ -147,8 +147,9 @@ class Lane:
         """Hands the arena to the runner (before any task or candidate code is loaded there)."""
         fd = self.arena.export_fd()
         try:
-            self.ask({"cmd": "arenas", "device": self.device.type, "kind": self.arena.kind, "size": self.arena.size},
-                     fds=(fd,))
+            cpus = getattr(self.runner, "m_cpus", None)
+            self.ask({"cmd": "arenas", "device": self.device.type, "kind": self.arena.kind, "size": self.arena.size,
+                      "threads": len(cpus) if cpus else None}, fds=(fd,))
         finally:
             if self.arena.kind == "device":
                 import os

@@ -92,6 +92,9 @@ class Runner:
         self.m_arena = open_arena(msg.get("kind", "host"), int(msg["size"]), fd)
         self.m_clock = timing.Clock(self.m_device, flusher=False)
         self.m_inputs, self.m_inPtrs, self.m_outViews, self.m_dryOut = [], [], {}, None
+        threads = msg.get("threads")
+        if isinstance(threads, int) and not isinstance(threads, bool) and threads > 0:
+            torch.set_num_threads(threads)  # as many as the CPUs the judge pinned it to, in both runners
         return {"ok": True}
 
     def slots(self, msg):

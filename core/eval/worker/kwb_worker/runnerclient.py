@@ -56,11 +56,11 @@ def protect_judge():
 
 
 def runner_cpus():
-    """The CPUs both runners of an evaluation run on: the same ones, so that neither lane's launches go through
-    a farther path than the other's. On a GPU one core next to it (its NUMA node's, from sysfs; which one by its
-    PCI address, so that lanes of other GPUs pick others): a runner waits while the other works, and each
-    call's launches are made by one thread. On a CPU (or where sysfs says nothing) the judge's own set.
-    KWB_RUNNER_CPUS=all keeps the judge's set; a list ("3" or "2,3") names them."""
+    """The CPUs both runners of an evaluation run on: the same ones, so that neither lane runs on a core the other
+    does not share (a busy neighbour, a farther path to the GPU). On a GPU one core next to it (its NUMA node's,
+    from sysfs; which one by its PCI address, so that lanes of other GPUs pick others): a runner waits while the
+    other works, and each call's launches are made by one thread. On a CPU one core too (below). None where
+    sysfs says nothing. KWB_RUNNER_CPUS=all keeps the judge's set; a list ("3" or "2,3") names them."""
     try:
         allowed = sorted(os.sched_getaffinity(0))
     except (AttributeError, OSError):
@@ -78,7 +78,10 @@ def runner_cpus():
         import torch
 
         if not torch.cuda.is_available():
-            return None
+            # A CPU task: one core for both runners, chosen by the judge's pid (evaluations side by side take
+            # different ones). On two cores beside a busy process the runner that shared its core ran its calls
+            # up to 2x slower than the other, whichever held the candidate.
+            return [allowed[os.getpid() % len(allowed)]]
         p = torch.cuda.get_device_properties(torch.cuda.current_device())
         bus = "%04x:%02x:%02x.0" % (getattr(p, "pci_domain_id", 0), p.pci_bus_id, p.pci_device_id)
         with open("/sys/bus/pci/devices/%s/local_cpulist" % bus) as f:
