@@ -808,7 +808,8 @@ class _Judge:
             # candidate's (its own report), the arenas.
             log("memory: judge reserved at most %.2f GiB, candidate's process %s GiB, arenas %.2f GiB" % (
                 torch.cuda.max_memory_reserved() / 2 ** 30,
-                "%.2f" % (report["max_reserved"] / 2 ** 30) if isinstance(report.get("max_reserved"), int) else "?",
+                "%.2f" % (report["max_reserved"] / 2 ** 30) if isinstance(report.get("max_reserved"), int)
+                and 0 <= report["max_reserved"] < 2 ** 50 else "?",
                 (self.ref.arena.size + self.cand.arena.size) / 2 ** 30))
         if self.big and self.graph:
             # The candidate's process goes first: the graph's outputs would not fit beside what it holds.
