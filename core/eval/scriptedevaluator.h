@@ -95,10 +95,9 @@ public:
     QString baseline(const EvalRequest &req, bool useCache = true) override;
     void cancel(const QString &jobId) override;
 
+private:
     /// The result `req` gets for a candidate whose code is `source` (and the rule's index, -1: none).
     EvalResult answer(const EvalRequest &req, const QString &source, int *rule = nullptr) const;
-
-private:
     QString submit(const EvalRequest &req, bool baseline);
     void finish(const QString &jobId);
     EvalResult baselineResult(const EvalRequest &req) const;

@@ -12,6 +12,7 @@
 
 #include <QSignalSpy>
 #include <QTest>
+#include <QTimer>
 
 using namespace kwb;
 using namespace kwb::pipeline;
@@ -149,7 +150,17 @@ private Q_SLOTS:
         cfg.maxRepairs = 1;
         Pipeline pipe(cfg, provider.get(), &evaluator);
         pipe.setDetectorHook([](const QString &, const QString &, auto done) { done({}, {}); });
+        // No gate opens (policy none): a refused candidate chosen as best would open the integrity
+        // gate, which this answers with a stop, so that such a run ends at once and visibly.
+        QStringList gates;
+        connect(&pipe, &Pipeline::gateOpened, &pipe, [&](const GateRequest &g) {
+            gates << g.gate;
+            QTimer::singleShot(0, &pipe, [&pipe] {
+                pipe.submitDecision(GateDecision::make(GateAction::Stop, {}, QStringLiteral("unexpected gate")));
+            });
+        });
         QCOMPARE(pipe.runBlocking(&error), RunState::Finished);
+        QVERIFY2(gates.isEmpty(), qPrintable(gates.join(QLatin1Char(','))));
         const Run &run = pipe.run();
 
         const Candidate *fast = byLabel(run, QStringLiteral("algorithm_optimized_seed1"));
