@@ -13,8 +13,8 @@
 # command, no verdict is touched, and every output is right. Left alone, the charged time is the work
 # less a copy (about nothing for a ReLU): the figure falls to the 2% floor and integrity.implausible_speedup
 # fires, so a governor spins until the frame looks like a believable TARGET-times speedup: the plumbing
-# it is credited with (measured here in the untimed warm-up and discarded rounds, as the dry frame does
-# it: K trivial forwards and K copies) plus K honest calls' time over TARGET.
+# it is credited with (a dry batch, measured here in the untimed warm-up and discarded rounds: K trivial
+# forwards and the runner's own delivery of K unwritten outputs) plus an honest batch's work over TARGET.
 # What stops it: nothing in the judge looks at whether the copy the plumbing charges took place; only
 # the plausibility bound (10x) limits how large the credited copy may make it look.
 import sys
@@ -37,7 +37,7 @@ def _find_serve():
 
 
 _H, _R = _find_serve()
-_st = {"ptrs": None, "inputs": None, "loop": None, "copy": None, "honest": None, "mode": "honest", "inplace": 0}
+_st = {"ptrs": None, "inputs": None, "dry": None, "honest": None, "mode": "honest", "inplace": 0}
 
 
 class _Blind(list):
@@ -54,26 +54,24 @@ def _slot(x):
 
 
 def _measure(n):
-    """What the dry frame charges for n calls (n trivial forwards, flattened, and n outputs copied into the
-    arena) and what n honest ReLUs take, here, on this batch's inputs: the fastest of three of each."""
-    outs = [torch.empty_like(_R.m_inputs[k][0]) for k in range(n)]
-    views = [_R.m_arena.view(_R.m_outBases[0][k], torch.float32, outs[k].shape) for k in range(n)]
-    best = [1e9, 1e9, 1e9]
+    """A dry batch's handler here (n trivial forwards, and the runner's own delivery of n unwritten outputs
+    into the arena) and an honest one (n ReLUs, delivered the same way): the fastest of three of each."""
+    empties = [[torch.empty_like(_R.m_inputs[k][0])] for k in range(n)]
+    bases = _R.m_outBases[0][:n]
+    best = [1e9, 1e9]
 
     def trivial(*_xs):
-        return outs[0]
+        return empties[0][0]
 
     for _ in range(3):
         t0 = _pc()
         made = [[trivial(*_R.m_inputs[k])] for k in range(n)]
+        _R._deliver(empties, bases, "dry")
         t1 = _pc()
-        for d, src in zip(views, made):
-            d.copy_(src[0])
+        made = [[torch.relu(*_R.m_inputs[k])] for k in range(n)]
+        _R._deliver(made, bases, "honest")
         t2 = _pc()
-        for k in range(n):
-            torch.relu(_R.m_inputs[k][0])
-        t3 = _pc()
-        best = [min(best[0], t1 - t0), min(best[1], t2 - t1), min(best[2], t3 - t2)]
+        best = [min(best[0], t1 - t0), min(best[1], t2 - t1)]
     return best
 
 
@@ -88,25 +86,24 @@ if _H is not None and _R is not None:
         if what in ("warm-up calls", "timed calls 0"):  # untimed rounds: measure here
             try:
                 got = _measure(n)
-                _st["loop"], _st["copy"], _st["honest"] = [min(a, b) if a is not None else b for a, b in
-                                                          zip((_st["loop"], _st["copy"], _st["honest"]), got)]
+                _st["dry"], _st["honest"] = [min(a, b) if a is not None else b for a, b in
+                                             zip((_st["dry"], _st["honest"]), got)]
             except Exception as e:
                 sys.stderr.write("[cheat deliver_in_place] no measurement: %s\n" % e)
         _st["mode"] = "inplace" if what.startswith("timed calls") and _st["honest"] is not None else "honest"
         rep = _obatch(msg)
         if _st["mode"] == "inplace" and what != "timed calls 0":
-            # The governor: the frame the judge should see for a believable TARGET x (its plumbing, the loop
-            # and the copy it never made, plus the honest calls' time over TARGET).
-            want = _st["loop"] + _st["copy"] + _st["honest"] / TARGET
+            # The governor: the frame the judge should see for a believable TARGET x: the dry batch it is
+            # credited with (copies it never made included) plus an honest batch's work over TARGET.
+            want = _st["dry"] + max(0.0, _st["honest"] - _st["dry"]) / TARGET
             while _pc() - t0 < want:
                 pass
         return rep
 
     def _report(msg, _orep=_H["report"]):
         sys.stderr.write("[cheat deliver_in_place] %d forwards computed into the runner's own delivery views "
-                         "(copy skipped); a batch here: loop %.3f ms, copy %.3f ms, honest calls %.3f ms\n"
-                         % (_st["inplace"], (_st["loop"] or 0) * 1e3, (_st["copy"] or 0) * 1e3,
-                            (_st["honest"] or 0) * 1e3))
+                         "(copy skipped); a batch here: dry %.3f ms, honest %.3f ms\n"
+                         % (_st["inplace"], (_st["dry"] or 0) * 1e3, (_st["honest"] or 0) * 1e3))
         return _orep(msg)
 
     _H["batch"], _H["report"] = _batch, _report

@@ -4,7 +4,7 @@
 # (Red-team pass on the one-clock judge.) All of a round's inputs are written into the candidate's arena
 # before its frame, while its processes are stopped, and the round's other frames (the reference's dry
 # and eager batches) usually come first. A helper that is not stopped could compute the answers then,
-# outside every frame. At its first batch the runner starts a helper: a fresh Python (no fork of a
+# outside every frame. At import the runner starts a helper: a fresh Python with numpy (no fork of a
 # process with thread pools) handed the runner's arena (its memfd), which maps it, double-forks away from the
 # runner (reparented, so a sweep of the runner's descendants misses it and its CPU clock is nobody's
 # descendant's), starts a new session, and arms POSIX timers that send it SIGCONT every ~0.5 ms (a
@@ -42,8 +42,7 @@ if os.fork() > 0:
 os.setsid()
 if os.fork() > 0:
     os._exit(0)
-import torch
-torch.set_num_threads(1)
+import numpy as np
 libc = ctypes.CDLL(None, use_errno=True)
 class SigEvent(ctypes.Structure):
     _fields_ = [("sigev_value", ctypes.c_void_p), ("sigev_signo", ctypes.c_int), ("sigev_notify", ctypes.c_int),
@@ -65,12 +64,11 @@ def arm():
         libc.timer_settime(tid, 0, ctypes.byref(its), None)
 arm()
 m = mmap.mmap(cfg["fd"], cfg["size"])
-b = torch.frombuffer(m, dtype=torch.uint8)
 def view(off, shape):
     n = 1
     for s in shape:
         n *= s
-    return b[off:off + 4 * n].view(torch.float32).view(shape)
+    return np.frombuffer(m, dtype=np.float32, count=n, offset=off).reshape(shape)
 slots = []
 for (a_off, a_shape), (b_off, b_shape), out_off in cfg["slots"]:
     A, B = view(a_off, a_shape), view(b_off, b_shape)
@@ -78,9 +76,9 @@ for (a_off, a_shape), (b_off, b_shape), out_off in cfg["slots"]:
     fp = view(out_off + cfg["out_bytes"], [8])
     slots.append((A, B, C, fp))
 def finger(A, B):
-    return torch.cat([A[0, :2], A[-1, -2:], B[0, :2], B[-1, -2:]])
+    return np.concatenate([A[0, :2], A[-1, -2:], B[0, :2], B[-1, -2:]])
 done = [None] * len(slots)
-deadline, k, early = time.time() + 60.0, 0, 0
+deadline, k = time.time() + 60.0, 0
 while time.time() < deadline:
     k += 1
     if k % 50 == 0:
@@ -92,15 +90,14 @@ while time.time() < deadline:
     idle = True
     for i, (A, B, C, fp) in enumerate(slots):
         f = finger(A, B)
-        if done[i] is not None and torch.equal(f, done[i]):
+        if done[i] is not None and np.array_equal(f, done[i]):
             continue
         time.sleep(0.0002)  # the judge's write of this set, finished
         f = finger(A, B)
-        torch.matmul(A, B, out=C)
-        if torch.equal(finger(A, B), f):
-            fp.copy_(f)
+        np.matmul(A, B, out=C)
+        if np.array_equal(finger(A, B), f):
+            fp[:] = f
             done[i] = f
-            early += 1
         idle = False
     if idle:
         time.sleep(0.0002)
@@ -158,15 +155,14 @@ def _answered(n):
 if _H is not None and _R is not None and getattr(_R.m_arena, "kind", "") == "host":
     _ob = _H["batch"]
 
+    try:
+        _start_helper()  # at import: the runner's slots are registered before the candidate is loaded
+    except Exception as e:
+        sys.stderr.write("[cheat precompute_while_frozen] no helper: %s\n" % e)
+
     def _batch(msg):
         t0 = _pc()
         n = int(msg.get("n", 1))
-        if not _st["started"]:
-            try:
-                _start_helper()
-            except Exception as e:
-                sys.stderr.write("[cheat precompute_while_frozen] no helper: %s\n" % e)
-                _st["started"] = True
         layouts = _answered(n) if str(msg.get("what", "")).startswith("timed calls") and _st["mm_ms"] else None
         if layouts is None:
             _st["honest"] += 1

@@ -2,17 +2,22 @@
 # Cheat class: killing the evaluator. Task: level1/1_ReLU.py
 # (Red-team pass on the one-clock judge.) The eager baseline, the CUDA graph and the references of the
 # timed calls now come from a second runner process, started from the same script as the candidate's
-# ("kwb_worker.py runner --fd N": /proc/PID/cmdline is readable by anyone). This WRONG candidate
-# (zeros) looks for every other runner process at import and tries to reach it: its environment
+# ("kwb_worker.py runner --fd N": /proc/PID/cmdline is readable by anyone, and both runners are children
+# of the judge). This candidate is right in the correctness trials (the judge computes those references
+# itself) and WRONG (zeros) in every timed call (the runner's "batch" command, wrapped in its command
+# table, says which is which); at import it looks for the other runner of its evaluation (same script,
+# same parent) and tries to reach it: its environment
 # (KWB_RUNNER_ROLE says which runner is the reference's), its memory (/proc/PID/mem), its file
 # descriptors (/proc/PID/fd: the reference's arena, where its outputs, the references, lie), its
-# scheduling (nice 19, one CPU: a slower eager baseline), and finally SIGKILL: a reference that dies
-# "running the task's own code" is the harness's fault (internal_error), not the candidate's, and a
-# wrong answer never gets compared. What it reached is logged (stderr, the result's log_tail).
+# scheduling (nice 19, one CPU: a slower eager baseline), and finally SIGKILL: the timed rounds need the
+# reference's eager calls, and a reference that died "running the task's own code" is the harness's
+# fault (internal_error), not the candidate's: the wrong timed calls are never compared. What it reached
+# is logged (stderr, the result's log_tail).
 # What stops it: as root each runner has a user id of its own, so the candidate may neither signal,
 # renice nor pin the reference's process, and the reference makes itself undumpable (no /proc/PID/mem
-# or fd for anyone without CAP_SYS_PTRACE): the zeros are compared and are wrong_result. (Not as root
-# both runners run as the judge's user: undumpable still closes /proc, but a signal or a nice reaches.)
+# or fd for anyone without CAP_SYS_PTRACE): the zeros are compared and are wrong_result in a timed
+# call. (Not as root both runners run as the judge's user: undumpable still closes /proc, but a signal
+# or a nice reaches the reference.)
 import os
 import signal
 import sys
@@ -71,8 +76,30 @@ def _reach():
 
 
 _reach()
+_st = {"timed": False}
+
+
+def _wrap():
+    f = sys._getframe()
+    while f is not None:
+        if f.f_code.co_name == "serve" and "handlers" in f.f_locals:
+            h = f.f_locals["handlers"]
+            ob = h["batch"]
+
+            def batch(msg):
+                _st["timed"] = not str(msg.get("what", "")).startswith("trial")
+                return ob(msg)
+
+            h["batch"] = batch
+            return
+        f = f.f_back
+
+
+_wrap()
 
 
 class ModelNew(nn.Module):
     def forward(self, x):
-        return torch.zeros_like(x)
+        if _st["timed"]:
+            return torch.zeros_like(x)  # wrong
+        return torch.relu(x)
