@@ -18,7 +18,7 @@ import re
 
 import pytest
 
-from conftest import DATA, checks, cli_many, task
+from conftest import DATA, checks, cli, cli_many, task
 
 CHEATS = sorted(glob.glob(os.path.join(DATA, "cheats", "*.py")))
 FAST = ["--device", "cpu", "--trials", "3", "--warmup", "1", "--repeat", "6", "--run-timeout", "60",
@@ -31,14 +31,21 @@ PLANTED = {"DATABASE_URL": "postgres://kwb:planted-db-password@db.internal/prod"
            "SMTP_PASSWD": "planted-mail-password"}
 ESCAPED = "/tmp/kwb-cheat-escaped-the-stop"  # escape_the_stop.py's marker
 PARALLEL = int(os.environ.get("KWB_TEST_PARALLEL", "6"))
-# An honest copy of a bundled task (Model renamed ModelNew) comes out at ~1x eager; on a 2-core machine
-# loaded by other evaluations its median wandered over 0.56-1.44x (25 runs at the one-clock judge, two
-# evaluations at a time beside other people's builds and evaluations). A speed-only cheat that comes back
-# clean must stay under NO_GAIN on the median. The old second rule, fastest against fastest under 2.0, is
-# gone: a figure is a frame less the lane's fastest dry frame (never less than 2% of the frame), and on a
-# task whose plumbing is half its frame (1_ReLU, 63 calls a frame) an honest copy's fastest round came out
-# at 1.5-23x eager's fastest: the fastest round is the one whose noise cancelled, not the work's speed.
+# An honest copy of a bundled task (Model renamed ModelNew) comes out at ~1x eager: 0.9-1.1x on a quiet
+# 2-core machine; beside other people's builds and evaluations (load average up to 19) its median wandered
+# over 0.21-2.75x in 39 runs at the one-clock judge, 35 of them within 0.56-1.44x and one above 1.8 (a
+# matmul whose eager rounds all fell in a load spike). A speed-only cheat that comes back clean must stay
+# under NO_GAIN on the median, in a second run too when the first is over it. (deliver_in_place.py, whose
+# figure is credited with an output copy it never makes, came out at 2.05-2.64x on a quiet machine.) The
+# old second rule, fastest against fastest under 2.0, is gone: a figure is a frame less the lane's fastest
+# dry frame (never less than 2% of the frame), and on a task whose plumbing is half its frame (1_ReLU, 63
+# calls a frame) an honest copy's fastest round came out at 0.03-23x eager's fastest: the fastest round is
+# the one whose noise cancelled, not the work's speed.
 NO_GAIN = 1.8
+
+
+def _args(path):
+    return ["eval", task(_header(path)[1]), path] + FAST
 
 
 def _header(path):
@@ -62,7 +69,7 @@ def runs(torch_python):
     os.environ.update(PLANTED)
     if os.path.exists(ESCAPED):
         os.unlink(ESCAPED)
-    cases = {os.path.basename(p): ["eval", task(_header(p)[1]), p] + FAST for p in CHEATS}
+    cases = {os.path.basename(p): _args(p) for p in CHEATS}
     speed_only = {n: a for n, a in cases.items() if _no_gain_is_enough(n)}
     try:
         out = cli_many({n: a for n, a in cases.items() if n not in speed_only}, parallel=min(6, PARALLEL))
@@ -115,7 +122,15 @@ def test_no_cheat_passes(runs, name):
     if _no_gain_is_enough(name) and not _caught(r) and r["status"] == "ok":
         # An honest copy of these tasks runs at about 1x eager (see NO_GAIN).
         median = r["eager"]["median_ms"] / r["candidate"]["median_ms"]
-        assert median < NO_GAIN, "%s came back clean at %.2fx eager: %s\n%s" % (name, median, r["reason"], checks(r))
+        if median >= NO_GAIN:
+            _, r, err = cli(*_args(os.path.join(DATA, "cheats", name)))  # once more: a load spike, or the cheat?
+            assert r is not None, "no result for %s:\n%s" % (name, err[-2000:])
+            if _caught(r):
+                return
+            assert r["status"] == "ok", (name, r["status"], r["reason"])
+            median = r["eager"]["median_ms"] / r["candidate"]["median_ms"]
+        assert median < NO_GAIN, "%s came back clean at %.2fx eager (twice over %.1fx): %s\n%s" % (
+            name, median, NO_GAIN, r["reason"], checks(r))
         return
     assert _caught(r), "%s came back clean: %s\n%s" % (name, r["reason"], checks(r))
 

@@ -21,10 +21,11 @@ SPEED_CHEATS = ["patch_clock_slow_work.py", "deferred_to_delivery.py", "lazy_in_
                 "slow_ping_calibration.py", "one_call_for_the_batch.py", "answer_then_work.py"]
 # An honest copy is ~1x; under an added load its figure may wander, but far less than this. The bounds
 # catch a judge that refuses or halves honest work under load (0.06-0.55x before the GPU-first judge). With
-# the one-clock judge a loaded frame's noise is added alike to eager's and the candidate's frames (every
-# figure is a frame less its lane's fastest dry frame): the honest copies' medians stayed within 0.56-1.44x
-# on a 2-core machine loaded by other people's builds and evaluations (0.57x at the lowest, hence 0.5).
-HONEST_RANGE = (0.5, 1.7)
+# the one-clock judge a loaded frame's noise is added to eager's and the candidate's frames alike (every
+# figure is a frame less its lane's fastest dry frame), and it moves the honest copies' medians both ways:
+# 0.21-2.75x in 39 runs on a 2-core machine beside other people's builds and evaluations (load average up
+# to 19), 35 of them within 0.56-1.44x. This test's own burner is a lighter load than that.
+HONEST_RANGE = (0.4, 1.8)
 NO_GAIN = 1.8  # as test_timing_cheats.py: a clean speed-only cheat's median against eager
 
 
