@@ -20,12 +20,13 @@ HONEST = ["level1/1_ReLU.py", "level1/2_Softmax.py", "level1/3_Matmul.py", "leve
 SPEED_CHEATS = ["patch_clock_slow_work.py", "deferred_to_delivery.py", "lazy_in_delivery_patched_clock.py",
                 "slow_ping_calibration.py", "one_call_for_the_batch.py", "answer_then_work.py"]
 # An honest copy is ~1x; under an added load its figure may wander, but far less than this. The bounds
-# catch a judge that refuses or halves honest work under load (0.06-0.55x before the GPU-first judge). With
-# the one-clock judge a loaded frame's noise is added to eager's and the candidate's frames alike (every
-# figure is a frame less its lane's fastest dry frame), and it moves the honest copies' medians both ways:
-# 0.21-2.75x in 39 runs on a 2-core machine beside other people's builds and evaluations (load average up
-# to 19), 35 of them within 0.56-1.44x. This test's own burner is a lighter load than that.
-HONEST_RANGE = (0.4, 1.8)
+# catch a judge that refuses or halves honest work under load (0.06-0.55x before the GPU-first judge). They
+# are kept although the one-clock judge does not always meet them on a loaded 2-core machine: beside other
+# people's builds and evaluations (load average up to 19) the honest copies' medians wandered over
+# 0.21-2.75x in 39 runs (35 within 0.56-1.44x), and under this test's burner an honest 1_ReLU copy came out
+# at 0.40x: its frames carried 0.2-0.8 ms more outside its calls than eager's (KWB_FRAMES_DUMP). That is
+# the judge's to fix, not this bound's to hide.
+HONEST_RANGE = (0.6, 1.7)
 NO_GAIN = 1.8  # as test_timing_cheats.py: a clean speed-only cheat's median against eager
 
 
