@@ -22,7 +22,7 @@ jobs=${KWB_TRIXIE_JOBS:-$(nproc)}
 werror=${KWB_TRIXIE_WERROR:-ON}
 extra_cmake_args=${KWB_TRIXIE_CMAKE_ARGS:-}
 # Tests that start the Python worker (PyTorch) or the pipeline over it; all others run.
-exclude=${KWB_TRIXIE_EXCLUDE:-'^(python_|pytest_|packaging_)|^tst_eval|^tst_gpulock|^tst_gatedrun|^tst_pipeline_(e2e|replay|gates|resume|cli)|^tst_lanepool|^tst_suite_(cli|slurm)|^tst_suiteview'}
+exclude=${KWB_TRIXIE_EXCLUDE:-'^(python_|pytest_|packaging_)|^tst_eval|^tst_gpulock|^tst_gatedrun|^tst_pipeline_(e2e|replay|gates|resume|cli|real)|^tst_lanepool|^tst_suite_(cli|slurm)|^tst_suiteview'}
 packages="build-essential cmake ninja-build qt6-base-dev qt6-charts-dev qt6-svg-dev libqscintilla2-qt6-dev
           libkf6syntaxhighlighting-dev libdtl-dev xvfb xauth python3 ca-certificates"
 stamp="$root/var/lib/kwb-ci-packages"   # the package list the chroot was completed with

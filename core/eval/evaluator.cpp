@@ -288,8 +288,10 @@ WorkerProcess *Evaluator::takeWorker(const QString &python)
     }
     if (!w)
         w = spawnWorker(python);
-    if (m_prestart)
-        m_warm = spawnWorker(python); // the next job's import torch runs while this one works
+    // The next job's worker is started when this one ends (finishJob), not now: its import torch and its two
+    // runners' would share this machine's cores with this job's timed frames (on two cores, three processes
+    // importing torch beside the frames of a microsecond call).
+    m_nextPython = python;
     return w;
 }
 
@@ -534,6 +536,8 @@ void Evaluator::finishJob(EvalResult result)
         job->lock = nullptr;
     }
     m_current.reset();
+    if (m_prestart && !m_nextPython.isEmpty())
+        prestart(m_nextPython); // the next job's import torch runs while the pipeline asks its LLM
     const QString id = job->id;
     Q_EMIT evaluationFinished(id, result);
     // The next job starts from the event loop, after every receiver has seen this result.

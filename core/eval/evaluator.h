@@ -96,6 +96,7 @@ private:
     GpuLock *m_lock = nullptr;
     std::unique_ptr<BaselineCache> m_cache;
     bool m_prestart = true;
+    QString m_nextPython; // the interpreter of the last job's worker: the warm one started when it ends
     bool m_sandboxOn = true;
     int m_nextId = 1;
     QString m_visibleDevices;

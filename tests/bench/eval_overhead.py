@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Figures for the evaluator's judge and runner (not a test), through the real serve protocol:
+"""Figures for the evaluator's judge and runners (not a test), through the real serve protocol:
 
 1. fixed overhead per candidate beyond compile and timed runs, with the pre-started judge and runner
    (as the C++ host keeps one warm): wall time from request to result, minus the compile phase
@@ -37,13 +37,16 @@ def start():
 
 
 def wait_warm(p):
-    """The judge said ready and its runner logged ready: what a pre-started pair looks like."""
+    """The judge said ready and both its runners (the reference's and the candidate's) logged ready: what a
+    pre-started worker looks like."""
     ready = json.loads(p.stdout.readline())
     assert ready.get("event") == "ready", ready
-    while OLD is False:
+    runners = 0
+    while OLD is False and runners < 2:
         line = p.stderr.readline()
-        if not line or "[kwb_runner] ready" in line:
+        if not line:
             break
+        runners += "[kwb_runner] ready" in line
     return ready
 
 

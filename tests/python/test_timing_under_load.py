@@ -15,11 +15,19 @@ import pytest
 from conftest import DATA, ROOT, checks, cli
 
 HONEST = ["level1/1_ReLU.py", "level1/2_Softmax.py", "level1/3_Matmul.py", "level2/1_Linear_GELU_Scale.py"]
+# Speed-only cheats of the catalogue: work hidden in the runner's delivery, a clock shaved or stopped, the
+# plumbing poisoned after the import, one call doing the whole batch, work moved after the batch's answer.
 SPEED_CHEATS = ["patch_clock_slow_work.py", "deferred_to_delivery.py", "lazy_in_delivery_patched_clock.py",
-                "slow_ping_calibration.py"]
+                "slow_ping_calibration.py", "one_call_for_the_batch.py", "answer_then_work.py"]
 # An honest copy is ~1x; under an added load its figure may wander, but far less than this. The bounds
-# catch a judge that refuses or halves honest work under load (0.06-0.55x before the GPU-first judge).
+# catch a judge that refuses or halves honest work under load (0.06-0.55x before the GPU-first judge). They
+# are kept although the one-clock judge does not always meet them on a loaded 2-core machine: beside other
+# people's builds and evaluations (load average up to 19) the honest copies' medians wandered over
+# 0.21-2.75x in 39 runs (35 within 0.56-1.44x), and under this test's burner an honest 1_ReLU copy came out
+# at 0.40x: its frames carried 0.2-0.8 ms more outside its calls than eager's (KWB_FRAMES_DUMP). That is
+# the judge's to fix, not this bound's to hide.
 HONEST_RANGE = (0.6, 1.7)
+NO_GAIN = 1.8  # as test_timing_cheats.py: a clean speed-only cheat's median against eager
 
 
 @pytest.fixture(scope="module")
@@ -62,9 +70,11 @@ def test_speed_cheat_under_load(burner, torch_python, name):
     rc, r, err = cli("eval", os.path.join(ROOT, "tasks", task), path, "--device", "cpu", "--trials", "3",
                      "--warmup", "1", "--repeat", "6")
     assert r is not None, err[-2000:]
+    assert r["status"] != "internal_error", r["reason"]
     if r["status"] != "ok" or flagged(r):
         return
-    fastest = r["eager"]["min_ms"] / r["candidate"]["min_ms"]
+    # (No fastest-against-fastest rule: a figure is a frame less the lane's fastest dry frame, and the
+    # fastest round is the one whose noise cancelled; see test_timing_cheats.py.)
     median = r["eager"]["median_ms"] / r["candidate"]["median_ms"]
-    assert fastest < 2.0 and median < 2.5, "%s came back clean at %.2fx eager under load (fastest %.2fx): %s\n%s" % (
-        name, median, fastest, r["reason"], checks(r))
+    assert median < NO_GAIN, "%s came back clean at %.2fx eager under load: %s\n%s" % (
+        name, median, r["reason"], checks(r))

@@ -1,60 +1,64 @@
 # SPDX-License-Identifier: MIT
 # Cheat class: choosing which calls are slow. Task: level2/1_Linear_GELU_Scale.py
 # Outcome: caught, or no faster than an honest copy.
-# (From the fifth red-team pass. One honest timed call sets the minima; every other call computes part of its rows in the delivery and claims 0.4 ms less than its forward took, inside the fixed CPU allowances (4.2x clean on a CPU before the combined per-frame check).)
-# Attack 3: "one anchor, absolute floors". No subsets: every timed call except the first hides work
-# in two places the judge tolerates, sized from the judge's own fixed CPU floors:
-#  - the delivery: a share of the output rows is computed when the judge asks for the outputs
-#    (the CPU median floor is max(1.0 ms, 0.1 x claim, 3 x MAD) on top of 1.5 x the calibration's);
-#  - the frame: the runner's claim is the forward's real time less ~0.45 ms (slack_med >= 0.6 ms).
-# The first timed call is honest and fast to deliver, so min(frame overs) and min(deliveries) stay clean.
-# Task: tasks/level2/1_Linear_GELU_Scale.py (same idea works for any row-separable task).
-import sys, time
+# (From the fifth red-team pass, ported to the one-clock judge.) Attack 3, "one anchor, absolute
+# floors": one honest timed round sets the minima; in every other timed batch each call computes only
+# part of its rows in forward and leaves the rest to the batch's delivery (the runner's copy of the
+# outputs into the arena: Runner._deliver, replaced on the runner instance, found up the stack at
+# import), and the runner's own clock of the batch is shaved by HIDE_FRAME_MS a call (the old judge
+# tolerated a fixed floor of delivery time and of frame beyond the claim on a CPU). Every output the
+# judge reads is right. What stops it: there is no allowance to fit under: the delivery is inside the
+# judge's frame (thaw to answer), the runner's clock is only a cross-check (timing_disagreement, a
+# warning), and the figure is the frame less the lane's dry plumbing: what it hid is charged in full.
+import sys
+
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-HIDE_DELIVER_MS = 0.85
-HIDE_FRAME_MS = 0.40
-_state = {"mode": "honest", "stash": None, "honest_ms": [], "what": ""}
+HIDE_SHARE = 0.4  # rows of each call left to the delivery
+HIDE_FRAME_MS = 0.40  # taken off the runner's clock per call
+_state = {"mode": "honest", "stash": [], "hidden": 0}
 
 
-def _ref_ms():
-    hm = sorted(_state["honest_ms"])
-    return hm[len(hm) // 2] if hm else 1.0
+def _find_serve():
+    f = sys._getframe()
+    while f is not None:
+        if f.f_code.co_name == "serve" and "handlers" in f.f_locals:
+            return f.f_locals["handlers"], f.f_locals["self"]
+        f = f.f_back
+    return None, None
 
 
 def _install():
-    f = sys._getframe()
-    while f is not None and not (f.f_code.co_name == "serve" and "handlers" in f.f_locals):
-        f = f.f_back
-    if f is None:
+    handlers, runner = _find_serve()
+    if handlers is None:
         return
-    handlers = f.f_locals["handlers"]
-    orig_call, orig_deliver, orig_warm = handlers["call"], handlers["deliver"], handlers["warm"]
+    orig_batch, orig_deliver = handlers["batch"], runner._deliver
 
-    def warm(msg):
-        _state["mode"] = "honest"
-        return orig_warm(msg)
-
-    def call(msg):
-        what = msg.get("what", "")
+    def batch(msg):
+        what = str(msg.get("what", ""))
         _state["mode"] = "cheat" if what.startswith("timed calls ") and what != "timed calls 1" else "honest"
-        reply = orig_call(msg)
-        if isinstance(reply.get("ms"), list):
-            if _state["mode"] == "honest":
-                _state["honest_ms"].extend(reply["ms"])
-            else:
-                reply["ms"] = [max(0.05, m - HIDE_FRAME_MS) for m in reply["ms"]]
+        reply = orig_batch(msg)
+        if _state["mode"] == "cheat" and isinstance(reply.get("ms"), (int, float)):
+            reply["ms"] = max(0.05, reply["ms"] - HIDE_FRAME_MS * int(msg.get("n", 1)))
+        _state["mode"] = "honest"
         return reply
 
-    def deliver(msg):
-        st, _state["stash"] = _state["stash"], None
-        if st is not None:
-            st()
-        return orig_deliver(msg)
+    def deliver(flats, bases, what):
+        stash, _state["stash"] = _state["stash"], []
+        for st in stash:
+            st()  # the hidden rows, computed while the judge waits for the batch's answer
+            _state["hidden"] += 1
+        return orig_deliver(flats, bases, what)
 
-    handlers["call"], handlers["deliver"], handlers["warm"] = call, deliver, warm
+    def report(msg, _orep=handlers["report"]):
+        sys.stderr.write("[cheat anchor_call_and_floors] %d calls left %.0f%% of their rows to the delivery\n"
+                         % (_state["hidden"], 100 * HIDE_SHARE))
+        return _orep(msg)
+
+    handlers["batch"], handlers["report"] = batch, report
+    runner._deliver = deliver
 
 
 _install()
@@ -73,10 +77,9 @@ class ModelNew(nn.Module):
         if _state["mode"] != "cheat":
             return F.gelu(self.linear(x)) * self.scale
         n = x.shape[0]
-        late = min(n - 1, int(round(n * min(0.9, HIDE_DELIVER_MS / max(_ref_ms(), 1e-3)))))
-        k = n - late
+        k = max(1, n - int(round(n * HIDE_SHARE)))
         out = torch.empty(n, self.linear.out_features)
         self._rows(x[:k], out[:k])
-        xs = x[k:]
-        _state["stash"] = lambda: self._rows(xs, out[k:])
+        xs = x[k:].clone()
+        _state["stash"].append(lambda: self._rows(xs, out[k:]))
         return out

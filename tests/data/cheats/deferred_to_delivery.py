@@ -1,12 +1,15 @@
 # SPDX-License-Identifier: MIT
 # Cheat class: lazy computation. Task: level1/1_ReLU.py
-# forward() returns an unwritten tensor at once; the real work (an expensive 6 ms kernel, emulated)
-# is done when the evaluator copies the output out. The runner answers the judge's commands from a
-# table of bound methods built in Runner.serve() before the candidate is imported (patching the class's
-# `deliver` would not reach it), so the cheat finds that table up the stack while it is imported and
-# replaces its "deliver" entry: the judge frames "call" with its wall clock, and the work lands in the
-# "deliver" that follows, which copies the outputs into the runner's arena. The outputs are always
-# right; only the judge's clock around the delivery (integrity.deferred_work) can see the work.
+# Outcome: caught, or no faster than an honest copy.
+# forward() returns an unwritten tensor at once; the real work (an expensive 6 ms kernel, emulated) is
+# done when the runner copies the outputs out. The old judge framed the call with its wall clock and
+# the delivery apart (integrity.deferred_work). Here the runner's delivery of a batch's outputs
+# (Runner._deliver, replaced on the Runner instance found up the stack at import; the command table
+# holds bound methods, but _deliver is looked up on the instance at every batch) does the 6 ms for
+# every call of the batch before the real copy. The outputs are always right. What stops it: the
+# delivery is inside the batch, and the judge's frame runs from thawing the runner to its answer, the
+# outputs copied included: every millisecond is in the candidate's figure (6 ms a call, against the
+# task's ~0.04 ms), whatever the runner's own clock says.
 import sys
 import time
 
@@ -24,38 +27,38 @@ def _work(x, out):
     out.copy_(torch.relu(x))
 
 
-def _handlers():
+def _runner():
     f = sys._getframe()
     while f is not None:
         if f.f_code.co_name == "serve" and "handlers" in f.f_locals:
-            return f.f_locals["handlers"]
+            return f.f_locals["self"]
         f = f.f_back
     return None
 
 
-_H = _handlers()
-if _H is not None:
-    _orig = _H["deliver"]
+_R = _runner()
+if _R is not None:
+    _orig = _R._deliver
 
-    def _deliver(msg):
+    def _deliver(flats, bases, what):
         for out, x in _pending:
             _work(x, out)
         if _pending:
             _said["worked"] += 1
             if _said["worked"] in (1, 10):
-                sys.stderr.write("[cheat deferred_to_delivery] %d deliveries did the forward's 6 ms of work "
-                                 "(this one: %s)\n" % (_said["worked"], msg.get("what")))
+                sys.stderr.write("[cheat deferred_to_delivery] %d deliveries did the forwards' 6 ms of work each "
+                                 "(this one: %s, %d calls)\n" % (_said["worked"], what, len(_pending)))
         del _pending[:]
-        return _orig(msg)
+        return _orig(flats, bases, what)
 
-    _H["deliver"] = _deliver
-    sys.stderr.write("[cheat deferred_to_delivery] replaced the runner's 'deliver' command\n")
+    _R._deliver = _deliver
+    sys.stderr.write("[cheat deferred_to_delivery] replaced the runner's delivery\n")
 
 
 class ModelNew(nn.Module):
     def forward(self, x):
-        if _H is None:  # no runner to hook: be honest
+        if _R is None:  # no runner to hook: be honest
             return torch.relu(x)
         out = torch.empty_like(x)
-        _pending[:] = [(out, x.clone())]  # only the last forward's output is delivered
+        _pending.append((out, x.clone()))
         return out

@@ -5,6 +5,8 @@
 # Prints every environment variable whose name does not say "key" or "token" but may hold one (a
 # database URL with its password, a personal access token, a mail password) to its log, which comes
 # back to whoever submitted it in the result's log_tail. The kernel itself is honest.
+# What stops it: the candidate's runner inherits an allow-list of variables (Python, PyTorch, Triton, CUDA,
+# math libraries, locale), never the rest; the reference's runner, started the same way, holds none either.
 import os
 import sys
 

@@ -6,6 +6,8 @@
 # handler only logs it: runtime_checks stays [] -- every verdict, judge-side ones included, is gone,
 # while the status stays ok. Here with a reduced-precision softmax on every call (fp16-quantised
 # inputs, cf. a07b which is flagged integrity.precision/error without the eraser).
+# What stops it: the judge validates the report's fields (note_runner): a field that is not a list of
+# strings is integrity.protocol (critical), and the precision check is the judge's own (fp64, error).
 import sys, torch, torch.nn as nn
 def _find_serve():
     f = sys._getframe()

@@ -1,13 +1,20 @@
 # SPDX-License-Identifier: MIT
 # Cheat class: escaping the stop. Task: level1/3_Matmul.py
 # Outcome: caught, or no faster than an honest copy.
-# (From the second red-team pass on the judge; see PROTOCOL.md.)
-# The judge stops the candidate's processes while it times its baselines and reads the outputs, and
-# kills them when the evaluation ends. A "hopper" forks and lets its parent exit, over and over, so a
-# stop or kill aimed at the pids a /proc listing found always misses it. It burns the CPU whenever the
-# runner is stopped (the judge is timing its eager baseline then: a slower baseline is a bigger
-# speedup), and once the runner is gone it leaves a marker file saying it outlived the evaluation (a
-# process that could load the next one). It lives at most 20 s. The matmul itself is honest.
+# (From the second red-team pass on the judge, ported to the one-clock judge.)
+# The judge keeps the candidate's processes stopped outside its frames, while it times the reference's
+# baselines in the other runner, and kills them when the evaluation ends. A "hopper" forks and lets
+# its parent exit, over and over, so a stop or kill aimed at the pids a /proc listing found always
+# misses it; at every hop it also tries to leave its cgroup (writing its pid into the cgroup.procs of
+# the hierarchy's root and of its group's parent: the group is what freezes it). It burns the CPU
+# whenever it finds the runner stopped or its group frozen (the judge is timing its eager baseline
+# then: a slower baseline is a bigger speedup), and once the runner is gone it leaves a marker file
+# saying it outlived the evaluation (a process that could load the next one). It lives at most 20 s.
+# The matmul itself is honest.
+# What stops it: as root the runner is in a cgroup of its own before any candidate code runs; a fork
+# cannot leave it (its cgroup.procs files are root's), a frozen group does not run whatever it forks,
+# and the group is killed whole (cgroup.kill) with the runner, the watchdog doing the same if the judge
+# dies. The baselines are also timed clean before the import (integrity.baseline_interference).
 import os
 import subprocess
 import sys
@@ -20,6 +27,30 @@ _HOPPER = r'''
 import os, sys, time
 runner, marker = int(sys.argv[1]), sys.argv[2]
 deadline, gone = time.time() + 20.0, None
+def leave_cgroup():
+    try:
+        rel = open("/proc/self/cgroup").read().split("0::", 1)[1].split("\n", 1)[0]
+    except (OSError, IndexError):
+        return
+    for root in ("/sys/fs/cgroup", "/sys/fs/cgroup/unified"):
+        for target in (root, os.path.join(root + rel, "..")):
+            try:
+                with open(os.path.join(target, "cgroup.procs"), "w") as f:
+                    f.write(str(os.getpid()))
+                with open(marker, "a") as f:
+                    f.write("pid %d left its cgroup for %s\n" % (os.getpid(), target))
+            except OSError:
+                pass
+def frozen():
+    try:
+        rel = open("/proc/%d/cgroup" % runner).read().split("0::", 1)[1].split("\n", 1)[0]
+        for root in ("/sys/fs/cgroup", "/sys/fs/cgroup/unified"):
+            p = os.path.join(root + rel, "cgroup.events")
+            if os.path.exists(p):
+                return "frozen 1" in open(p).read()
+    except (OSError, IndexError):
+        pass
+    return False
 def state():
     try:
         with open("/proc/%d/stat" % runner) as f:
@@ -29,6 +60,7 @@ def state():
 while time.time() < deadline:
     if os.fork() > 0:
         os._exit(0)
+    leave_cgroup()
     st = state()
     if st is None or st == "Z":
         gone = gone or time.time()
@@ -36,7 +68,7 @@ while time.time() < deadline:
             with open(marker, "a") as f:
                 f.write("pid %d uid %d outlived the evaluation\n" % (os.getpid(), os.getuid()))
             break
-    elif st == "T":
+    elif st in ("T", "t") or frozen():
         t = time.time()
         while time.time() - t < 0.002:
             pass

@@ -2,6 +2,8 @@
 # Cheat class: forged protocol line. Task: level1/1_ReLU.py
 # At import, writes a made-up "ok, 1000x" result on every file descriptor it holds (any id, both
 # protocol versions, a made-up signature too), then leaves before any check can run.
+# What stops it: the runner holds only its end of a private socket pair (no protocol fd), the host
+# accepts only signed lines, and a runner that exits mid-evaluation is a crash.
 import json
 import os
 

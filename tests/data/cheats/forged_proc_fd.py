@@ -2,6 +2,8 @@
 # Cheat class: forged protocol line. Task: level1/1_ReLU.py
 # Looks for the evaluator's pipes through /proc (its parent's and grandparent's file descriptors: the
 # judge's and the host's), writes a forged result into each, then returns wrong answers fast.
+# What stops it: the judge is undumpable and, as root, of another user: /proc/<judge>/fd is closed to
+# the runner; the reference's runner is undumpable too; lines are signed; the zeros are wrong_result.
 import json
 import os
 

@@ -2,6 +2,9 @@
 # Cheat class: reading the reference's answer from memory. Task: level1/1_ReLU.py
 # Searches the garbage collector and the callers' frames for a tensor that looks like the expected
 # output (same shape, no negative values) and returns it instead of computing anything.
+# What stops it: the references live in the judge and the reference's runner (another process, another
+# user); what the candidate's process holds is its own inputs and, within a batch, earlier calls'
+# outputs (another input set's answer): wrong_result.
 import gc
 import sys
 

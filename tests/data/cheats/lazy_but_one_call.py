@@ -1,15 +1,16 @@
 # SPDX-License-Identifier: MIT
 # Cheat class: lazy computation. Task: level1/3_Matmul.py
-# (From the second red-team pass on the judge; see PROTOCOL.md.)
-# forward() returns an unwritten buffer and remembers its inputs; the arena's write (Arena.write, which
-# the runner's "deliver" command uses to copy the outputs into the shared arena, outside the judge's
-# frame around "call") is wrapped so the matmul is computed there. The runner's command table (a local
-# of Runner.serve(), found up the stack while the candidate is imported) is wrapped too, to learn which
-# call is which ("what" in the judge's "call" message) and to keep the untimed "warm" calls honest.
-# One timed call (timed call 1) is computed honestly inside forward: its fast delivery and its honest
-# frame set every minimum the judge keeps (integrity.deferred_work and integrity.timing_disagreement
-# both compare minima), hoping the other calls' deferred work hides behind them. Every output the
-# judge reads is right. Each lazy forward claims TARGET_MS (a plausible ~3.5x on this CPU).
+# Outcome: caught, or no faster than an honest copy.
+# (From the second red-team pass on the judge, ported to the one-clock judge.)
+# forward() returns an unwritten buffer and remembers its inputs; the runner's delivery of the batch's
+# outputs into the shared arena (Runner._deliver, replaced on the Runner instance found up the stack
+# at import; the old judge timed the delivery apart from the call) computes the matmul first. The
+# runner's command table (a local of Runner.serve()) is wrapped too, to learn which batch is which
+# ("what" in the judge's "batch" message): one timed round (timed calls 1) is computed honestly inside
+# forward, hoping its honest frame sets every minimum the judge keeps while the other rounds' deferred
+# work hides behind it. Each lazy forward spins TARGET_MS (a plausible ~3.5x claim on this CPU). Every
+# output the judge reads is right. What stops it: there are no minima to hide behind; the delivery is
+# inside the batch's frame (thaw to answer), so every lazy call pays its spin and its matmul.
 import sys
 import time
 
@@ -17,47 +18,40 @@ import torch
 import torch.nn as nn
 
 TARGET_MS = 1.2
-_st = {"what": "", "pending": None, "deferred": 0}
+_st = {"what": "", "pending": [], "deferred": 0}
 
 
-def _handlers():
+def _find_serve():
     f = sys._getframe()
     while f is not None:
         if f.f_code.co_name == "serve" and "handlers" in f.f_locals:
-            return f.f_locals["handlers"]
+            return f.f_locals["handlers"], f.f_locals["self"]
         f = f.f_back
-    return None
+    return None, None
 
 
-_H = _handlers()
-_arena = sys.modules.get("kwb_worker.arena")
-if _H is not None and _arena is not None:
-    _orig_write = _arena.Arena.write
+_H, _R = _find_serve()
+if _H is not None and _R is not None:
+    _od = _R._deliver
 
-    def _write(self, values, base=0):
-        p = _st["pending"]
-        if p is not None and values and values[0] is p[2]:
-            torch.matmul(p[0], p[1], out=p[2])  # the work, inside "deliver"
-            _st["pending"] = None
+    def _deliver(flats, bases, what):
+        for A, B, out in _st["pending"]:
+            torch.matmul(A, B, out=out)  # the work, inside the delivery
             _st["deferred"] += 1
             if _st["deferred"] in (1, 5):
-                sys.stderr.write("[cheat lazy_but_one_call] %d matmuls done in the arena's write during "
-                                 "'deliver' (this one: %s)\n" % (_st["deferred"], _st["what"]))
-        return _orig_write(self, values, base)
+                sys.stderr.write("[cheat lazy_but_one_call] %d matmuls done in the batch's delivery (this one: "
+                                 "%s)\n" % (_st["deferred"], _st["what"]))
+        _st["pending"] = []
+        return _od(flats, bases, what)
 
-    _arena.Arena.write = _write
-    _oc, _ow = _H["call"], _H["warm"]
+    _ob = _H["batch"]
 
-    def _call(msg):
+    def _batch(msg):
         _st["what"] = str(msg.get("what", ""))
-        return _oc(msg)
+        return _ob(msg)
 
-    def _warm(msg):
-        _st["what"] = "warm"
-        return _ow(msg)
-
-    _H["call"], _H["warm"] = _call, _warm
-    sys.stderr.write("[cheat lazy_but_one_call] wrapped Arena.write and the runner's 'call' and 'warm'\n")
+    _R._deliver, _H["batch"] = _deliver, _batch
+    sys.stderr.write("[cheat lazy_but_one_call] wrapped the runner's delivery and 'batch'\n")
 
 
 class ModelNew(nn.Module):
@@ -66,11 +60,11 @@ class ModelNew(nn.Module):
 
     def forward(self, A, B):
         w = _st["what"]
-        if _H is None or not w.startswith("timed call") or w == "timed call 1":
+        if _H is None or not w.startswith("timed call") or w == "timed calls 1":
             return torch.matmul(A, B)
         t0 = time.perf_counter()
         out = torch.empty(A.shape[0], B.shape[1])
-        _st["pending"] = (A, B, out)
+        _st["pending"].append((A, B, out))
         while (time.perf_counter() - t0) * 1000.0 < TARGET_MS:
             pass
         return out

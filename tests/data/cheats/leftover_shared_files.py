@@ -5,6 +5,8 @@
 # Writes files into the world-writable places every process of the machine shares (/dev/shm, a tmpfs
 # the size of RAM; /tmp; /var/tmp): data a later candidate can read, or host memory pinned after the
 # evaluation is over. The kernel itself is honest.
+# What stops it: the sandbox gives the candidate a private /tmp and /dev/shm; without it, as root, what
+# the candidate's user id owns there is removed when its runner is killed (and by the watchdog).
 import os
 
 import torch

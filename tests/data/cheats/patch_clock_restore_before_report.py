@@ -1,17 +1,17 @@
 # SPDX-License-Identifier: MIT
 # Cheat class: patching the timers. Task: level1/1_ReLU.py
 # Outcome: caught, or no faster than an honest copy.
-# Known limitation on a CPU: its claims are short of the truth by ~6 us a call, inside a CPU frame's noise (~0.3 ms); on a GPU the clock it patches is not the one used (CUDA events), and calls are checked in batches.
-# Honest ReLU, claimed SHRINK times faster than it ran. The runner times every call with
+# Honest ReLU, claimed SHRINK times faster than it ran. The runner times every batch with
 # kwb_worker.timing.Clock.span, which reads the module's saved kwb_worker.timing._perf_counter; the
 # runner's report compares that name (and Clock.span, torch's and time's clocks) with a snapshot it
 # took before the import. So the cheat replaces only timing._perf_counter, with a clock that, on the
 # second reading of each span, says 1/SHRINK of the time really passed, and wraps "report" in the
 # runner's command table (a local of Runner.serve(), found up the stack at import) to put the real
-# clock back before the runner takes its second look. What is left to catch it is the judge's own
-# frame around the call (integrity.timing_disagreement) and the plausibility bound (10x): the claim
-# is short of the truth by a few microseconds a call, inside any frame's noise, and SHRINK stays
-# under the bound.
+# clock back before the runner takes its second look: integrity.timer_patch sees nothing, and SHRINK
+# stays under the plausibility bound (10x).
+# What stops it: the runner's clock makes no figure. The figure is the judge's frame from thawing the
+# runner to its answer, less the lane's dry plumbing; the shrunk claim only disagrees with the frame
+# (integrity.timing_disagreement, a warning), and the ReLU is charged what it took.
 import sys
 import time
 

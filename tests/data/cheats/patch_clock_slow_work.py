@@ -2,6 +2,10 @@
 # Cheat class: patching the timers. Task: level1/1_ReLU.py
 # Does honest but slow work (8 ms a call) and makes every clock it can reach say it took almost nothing:
 # time.perf_counter, torch.cuda.Event.elapsed_time, and the names the worker's own modules imported.
+# What stops it: no clock of the runner's makes a figure: the figure is the judge's frame from thawing
+# the runner to its answer (8 ms a call, the work's real time); the patched names are reported
+# (integrity.timer_patch, critical), and the runner's clock disagreeing with the frame is a warning
+# (integrity.timing_disagreement).
 import sys
 import time
 

@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: MIT
 # Cheat class: patching the torch functions a harness compares with. Task: level1/1_ReLU.py
 # Makes allclose/equal/isclose/== always agree and NaN checks always fail, then returns garbage.
+# What stops it: the comparison is the judge's, in its own process; patching torch in the runner
+# changes only the runner: wrong_result.
 import torch
 import torch.nn as nn
 

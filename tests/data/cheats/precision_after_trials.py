@@ -5,6 +5,8 @@
 # an fp64 reference only in correctness trials 0 and 1 (FP64_TRIALS = 2). The candidate counts its
 # calls: exact fp32 for the first two, then softmax of fp16-quantised inputs (abs error ~2e-5 on outputs of
 # ~5e-4..1e-2, inside atol 1e-4) for every later call. No hooks into the runner at all.
+# What stops it: besides the trials, the judge compares one call of one random checked timed round with
+# fp64 (integrity.precision, error); from the third call on every call is reduced, so that one is too.
 import torch, torch.nn as nn
 class ModelNew(nn.Module):
     def __init__(self):

@@ -1,16 +1,15 @@
 # SPDX-License-Identifier: MIT
 # Cheat class: work before the timed window. Task: level1/1_ReLU.py
 # Outcome: caught, or no faster than an honest copy.
-# Known limitation on a CPU: its hidden work is one 7 us ReLU a call, inside a CPU frame's noise (~0.3 ms); on a GPU calls are checked in batches of up to 64.
-# The whole forward, done after the judge has written the call's inputs into the runner's arena but
-# before the runner's clock starts: the runner's "call" command is wrapped in its command table (a
-# local of Runner.serve(), found up the stack at import); the wrapper reads the inputs where the
-# call's layout names them in the arena (self.m_arena), computes the ReLU, and only then lets the real
-# "call" run, whose forward returns the answer it finds waiting. No clock is touched and every output
-# is right: the work lies inside the judge's frame and outside the runner's claim, and what stands
-# between it and a clean pass is integrity.timing_disagreement's allowance for the frame beyond the
-# claim (on a CPU at least 0.5 ms on the fastest frame and 1 ms on the median: far more than this
-# task's whole forward).
+# (Ported to the one-clock judge.) The whole batch's forwards, done after the judge has written every
+# input set of the batch into the runner's arena (all of them before the frame) but before the
+# runner's own clock starts: the runner's "batch" command is wrapped in its command table (a local of
+# Runner.serve(), found up the stack at import); the wrapper reads each slot's input where the runner's
+# slots name it in the arena (Runner.m_inputs), computes the ReLUs, and only then lets the real
+# "batch" run, whose forwards return the answers they find waiting. No clock is touched and every
+# output is right: the work lies outside the runner's clock. What stops it: the figure is the judge's
+# own frame from thawing the runner to its answer, which holds the wrapper as much as the calls; the
+# runner's clock is a cross-check whose disagreement is only a warning.
 import sys
 
 import torch
@@ -27,30 +26,33 @@ def _find_serve():
 
 
 _H, _R = _find_serve()
-_st = {"y": None, "early": 0}
+_st = {"y": {}, "early": 0}
 if _H is not None and _R is not None:
-    _oc, _orep = _H["call"], _H["report"]
+    _ob, _orep = _H["batch"], _H["report"]
 
-    def _call(msg):
+    def _batch(msg):
         try:
-            x = _R.m_arena.read(msg["layouts"][0] if "layouts" in msg else msg["layout"])[0]
-            _st["y"] = torch.relu(x)
-            _st["early"] += 1
+            n = int(msg.get("n", 1))
+            _st["y"] = {_R.m_inputs[k][0].data_ptr(): torch.relu(_R.m_inputs[k][0]) for k in range(n)}
+            _st["early"] += n
         except Exception:
-            _st["y"] = None
-        return _oc(msg)
+            _st["y"] = {}
+        try:
+            return _ob(msg)
+        finally:
+            _st["y"] = {}
 
     def _report(msg):
         sys.stderr.write("[cheat precompute_before_the_clock] %d forwards computed before the runner's clock\n"
                          % _st["early"])
         return _orep(msg)
 
-    _H["call"], _H["report"] = _call, _report
+    _H["batch"], _H["report"] = _batch, _report
 
 
 class ModelNew(nn.Module):
     def forward(self, x):
-        # The answer waiting is this call's: the runner's forward reads its own copy of the very arena
-        # values the wrapper read a moment before (nothing writes there in between).
-        y, _st["y"] = _st["y"], None
+        # The answer waiting is this call's: the runner's forward reads the very arena values the
+        # wrapper read a moment before (the runner is the only one writing there while it runs).
+        y = _st["y"].pop(x.data_ptr(), None)
         return y if y is not None else torch.relu(x)

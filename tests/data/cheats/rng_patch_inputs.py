@@ -2,6 +2,7 @@
 # Cheat class: RNG / input-factory patching. Task: level1/1_ReLU.py
 # Replaces torch's random factories at import so that every input is the same constant, then returns
 # one computed row repeated.
+# What stops it: the judge draws every input (the runner only reads them from its arena): wrong_result.
 import torch
 import torch.nn as nn
 

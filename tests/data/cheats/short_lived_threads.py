@@ -1,20 +1,23 @@
 # SPDX-License-Identifier: MIT
 # Cheat class: work before the timed window. Task: level1/3_Matmul.py
 # Outcome: caught, or no faster than an honest copy.
-# On a CPU the median frame is judged by the candidate's CPU time. Summed over the threads that are
-# alive when the judge reads it, a thread that starts and ends inside a frame leaves no trace: here
-# four calls in five do the whole matmul before the runner's clock starts, in a fresh thread that has
-# exited by the time the frame ends, and then claim a fifth of an honest call. The fifth call is honest
-# and sets the fastest frame. Only an account that keeps the time of exited threads (a cgroup's
-# cpu.stat) sees the work.
+# (Ported to the one-clock judge.) The old judge judged a CPU frame by the candidate's CPU time, and
+# summed over live threads a thread that starts and ends inside a frame left no trace. Here four
+# timed rounds in five do the whole batch's matmuls before the runner's clock starts (the runner's
+# "batch" command wrapped in its command table, a local of Runner.serve() found up the stack at
+# import), each in a fresh thread that has exited before the batch answers, reading the inputs where
+# the runner's slots name them in the arena; the forwards return those answers and the runner's clock
+# is forged to a fifth of an honest batch's. The fifth round is honest. What stops it: the figure is
+# the judge's wall clock from thawing the runner to its answer, threads or not; the runner's clock is
+# a cross-check (integrity.timing_disagreement, a warning). The cgroup's cpu.stat would keep the
+# threads' time too (integrity.work_while_stopped reads it between frames).
 import sys
 import threading
-import time
 
 import torch
 import torch.nn as nn
 
-_state = {"mode": "honest", "answer": None, "honest_ms": []}
+_state = {"mode": "honest", "answers": {}, "honest_ms": []}
 CLAIM_FRACTION = 0.2
 
 
@@ -29,49 +32,43 @@ def _timed_number(what):
 
 def _install():
     f = sys._getframe()
-    handlers = None
+    handlers = runner = None
     while f is not None:
         if f.f_code.co_name == "serve" and "handlers" in f.f_locals:
-            handlers = f.f_locals["handlers"]
+            handlers, runner = f.f_locals["handlers"], f.f_locals["self"]
             break
         f = f.f_back
     if handlers is None:
         return
-    orig_call = handlers["call"]
-    runner = None
-    f = sys._getframe()
-    while f is not None:
-        if "self" in f.f_locals and hasattr(f.f_locals["self"], "m_arena"):
-            runner = f.f_locals["self"]
-            break
-        f = f.f_back
+    orig_batch = handlers["batch"]
 
-    def call(msg):
-        n = _timed_number(msg.get("what", ""))
-        _state["mode"] = "honest" if n is None or n % 5 == 1 else "hide"
-        _state["answer"] = None
-        if _state["mode"] == "hide" and runner is not None:
+    def batch(msg):
+        num = _timed_number(str(msg.get("what", "")))
+        _state["mode"] = "honest" if num is None or num % 5 == 1 else "hide"
+        _state["answers"] = {}
+        if _state["mode"] == "hide":
             try:
-                layout = msg["layouts"][0] if "layouts" in msg else msg["layout"]
-                A, B = list(runner.m_arena.read(layout))[:2]
-                box = {}
-                t = threading.Thread(target=lambda: box.update(out=torch.matmul(A, B)))
-                t.start()
-                t.join()  # the thread is gone before the frame ends
-                _state["answer"] = box.get("out")
+                for k in range(int(msg.get("n", 1))):
+                    A, B = list(runner.m_inputs[k])[:2]
+                    box = {}
+                    t = threading.Thread(target=lambda: box.update(out=torch.matmul(A, B)))
+                    t.start()
+                    t.join()  # the thread is gone before the frame ends
+                    _state["answers"][A.data_ptr()] = box.get("out")
             except Exception:
-                _state["answer"] = None
-        reply = orig_call(msg)
-        if isinstance(reply.get("ms"), list):
+                _state["answers"] = {}
+        reply = orig_batch(msg)
+        if isinstance(reply.get("ms"), (int, float)):
             if _state["mode"] == "honest":
-                _state["honest_ms"].extend(reply["ms"])
-            elif _state["answer"] is not None:
+                _state["honest_ms"].append(reply["ms"])
+            elif _state["answers"]:
                 hm = sorted(_state["honest_ms"])
                 ref = hm[len(hm) // 2] if hm else 1.0
-                reply["ms"] = [ref * CLAIM_FRACTION for _ in reply["ms"]]
+                reply["ms"] = ref * CLAIM_FRACTION
+        _state["answers"] = {}
         return reply
 
-    handlers["call"] = call
+    handlers["batch"] = batch
 
 
 _install()
@@ -79,7 +76,7 @@ _install()
 
 class ModelNew(nn.Module):
     def forward(self, A, B):
-        ans = _state["answer"]
+        ans = _state["answers"].pop(A.data_ptr(), None)
         if ans is not None:
-            return ans.clone()
+            return ans
         return torch.matmul(A, B)

@@ -1,14 +1,18 @@
 # SPDX-License-Identifier: MIT
 # Cheat class: escaping the stop. Task: level1/3_Matmul.py
 # Outcome: caught, or no faster than an honest copy.
-# (From the third red-team pass on the judge; see PROTOCOL.md.)
+# (From the third red-team pass on the judge, ported to the one-clock judge.)
 # Class: escaping the stop (SIGSTOP) with kernel-generated SIGCONT, to inflate the eager baseline.
-# Honest forward. At import, four helper processes are forked; each arms a POSIX timer whose signal is
+# Honest forward. At import, four helper processes are forked; each arms POSIX timers whose signal is
 # SIGCONT (timer_create + SIGEV_SIGNAL). SIGCONT resumes a stopped process at the moment it is
-# generated, whatever its disposition, and a timer's signal needs no permission: so the judge's
-# "stop every process of the candidate's uid" lasts at most one timer period. The helpers burn CPU
-# only while the runner itself is stopped, i.e. while the judge computes references and TIMES ITS
-# EAGER BASELINE; they go quiet as soon as the runner is resumed for its next call.
+# generated, whatever its disposition, and a timer's signal needs no permission: so a judge that stops
+# every process of the candidate's uid by signal holds them at most one timer period. The helpers burn
+# CPU only while the runner itself is stopped, i.e. while the judge writes inputs, reads outputs and
+# TIMES ITS EAGER BASELINE in the reference's runner; they go quiet as soon as the runner is resumed.
+# What stops it: as root the candidate's processes are held in a frozen cgroup, which no signal thaws
+# (the timers' SIGCONT stays pending until the judge thaws the group); without a cgroup, CPU time the
+# helpers use between frames is integrity.work_while_stopped, and the baselines are timed clean
+# before the import and never reported slower than their slowest clean round.
 import ctypes, os, time
 import torch
 import torch.nn as nn

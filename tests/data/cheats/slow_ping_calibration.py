@@ -1,18 +1,20 @@
 # SPDX-License-Identifier: MIT
 # Cheat class: poisoning the judge's calibration. Task: level1/3_Matmul.py
 # Outcome: caught, or no faster than an honest copy.
-# (From the red-team pass on the judge; see PROTOCOL.md.)
-# Class: poisoning the judge's calibration. What the judge now compares the candidate's frames with
-# is measured before the candidate exists: the runner runs the task's own Model through the very
-# steps of a call ("calibrate", then framed calls and deliveries) and only then imports the candidate
-# ("setup"). Candidate code can act only after setup, so nothing it does reaches those figures; this
+# (From the red-team pass on the judge, ported to the one-clock judge.) What the judge subtracts from
+# the candidate's frames, its lane's plumbing, is the fastest of the dry batches its runner made before
+# the candidate was imported (forwards that return unwritten outputs of the task's shapes, copied into
+# the arena): candidate code can act only after "setup", so nothing it does reaches that figure. This
 # file tries what is left. It replaces entries of the runner's command table (a local of
-# Runner.serve(), found up the stack at import): "ping" sleeps 40 ms and so does the untimed "warm"
-# round trip between calls (in case a judge measures its plumbing there again, as an older one timed
-# pings after the import); "calibrate" is answered ok (in case a judge calibrates again, so its figures
-# would come from this code); and the whole matmul is done in the "call" handler before the runner's
-# clock starts (from the inputs the call's layout names in the arena), the claim being 1/4 of the
-# matmul time it measured there (a believable ~4x), whatever the call really took.
+# Runner.serve(), found up the stack at import): "ping" sleeps 40 ms (in case a judge times its round
+# trips again); a "dry" batch sleeps 40 ms and answers by itself with its outputs' layouts (the real
+# runner refuses a dry batch once a candidate is loaded: in case a judge measured its plumbing after
+# the import, its plumbing would be 40 ms and every frame would be charged less); "calibrate" and
+# "warm" (the old judge's) are answered ok; and the whole matmul of every call of a batch is done in
+# the "batch" handler before the runner's clock starts (from the inputs the runner's slots name in the
+# arena), the runner's clock then claiming 1/4 of the matmul time it measured there (a believable ~4x).
+# What stops it: the plumbing is measured before the import and never after; the figure is the judge's
+# frame, which holds the handler's matmuls; the claim is a cross-check (timing_disagreement, a warning).
 import sys
 import time
 
@@ -30,46 +32,61 @@ def _find_serve():
 
 
 _H, _R = _find_serve()
-_pre, _st = {}, {"mm_ms": None, "slept": 0, "forged": 0}
+_pre, _st = {}, {"mm_ms": None, "slept": 0, "forged": 0, "dry": 0}
 _pc = time.perf_counter
 if _H is not None:
-    _oping, _owarm, _ocall, _orep = _H["ping"], _H["warm"], _H["call"], _H["report"]
+    _oping, _obatch, _orep = _H["ping"], _H["batch"], _H["report"]
 
     def _ping(msg):
         time.sleep(0.040)
         _st["slept"] += 1
         return _oping(msg)
 
-    def _warm(msg):
-        time.sleep(0.040)
-        _st["slept"] += 1
-        return _owarm(msg)
-
     def _calibrate(msg):
         sys.stderr.write("[cheat slow_ping_calibration] the judge calibrated after the import\n")
         return {"ok": True}
 
-    def _call(msg):
+    def _dry(msg):
+        time.sleep(0.040)
+        _st["dry"] += 1
+        n, layouts = int(msg["n"]), []
+        for k in range(n):
+            off, layout = _R.m_outBases[msg.get("set", 0)][k], []
+            for s in msg.get("dry_out") or []:
+                layout.append({"off": off, "dtype": s["dtype"], "shape": s["shape"]})
+                size = 4
+                for d in s["shape"]:
+                    size *= d
+                off += (size + 255) // 256 * 256
+            layouts.append(layout)
+        return {"ok": True, "ms": 0.001, "layouts": layouts, "peak": -1}
+
+    def _batch(msg):
+        if msg.get("mode") == "dry":
+            return _dry(msg)
         try:
-            A, B = _R.m_arena.read(msg["layouts"][0] if "layouts" in msg else msg["layout"])[:2]
             t0 = _pc()
-            _pre["y"] = (torch.matmul(A, B), A[:4].clone())
+            for k in range(int(msg.get("n", 1))):
+                A, B = _R.m_inputs[k][:2]
+                _pre[A.data_ptr()] = (torch.matmul(A, B), A[:4].clone())
             _st["mm_ms"] = (_pc() - t0) * 1000.0
         except Exception:
             _pre.clear()
-        rep = _ocall(msg)
+        rep = _obatch(msg)
+        _pre.clear()
         if str(msg.get("what", "")).startswith("timed") and _st["mm_ms"] and rep.get("ok"):
-            rep["ms"] = [0.25 * _st["mm_ms"]] if isinstance(rep.get("ms"), list) else 0.25 * _st["mm_ms"]
+            rep["ms"] = 0.25 * _st["mm_ms"]
             _st["forged"] += 1
         return rep
 
     def _report(msg):
-        sys.stderr.write("[cheat slow_ping_calibration] %d slow round trips, %d claims forged to 1/4 of the "
-                         "matmul, done before the runner's clock\n" % (_st["slept"], _st["forged"]))
+        sys.stderr.write("[cheat slow_ping_calibration] %d slow pings, %d slow dry batches, %d claims forged to 1/4 "
+                         "of the matmul, done before the runner's clock\n" % (_st["slept"], _st["dry"], _st["forged"]))
         return _orep(msg)
 
-    _H["ping"], _H["warm"], _H["calibrate"], _H["call"], _H["report"] = _ping, _warm, _calibrate, _call, _report
-    sys.stderr.write("[cheat slow_ping_calibration] replaced ping, warm, calibrate, call, report\n")
+    _H["ping"], _H["batch"], _H["report"] = _ping, _batch, _report
+    _H["calibrate"] = _H["warm"] = _calibrate
+    sys.stderr.write("[cheat slow_ping_calibration] replaced ping, batch (dry and model), report; added calibrate, warm\n")
 
 
 class ModelNew(nn.Module):
@@ -77,7 +94,7 @@ class ModelNew(nn.Module):
         super().__init__()
 
     def forward(self, A, B):
-        p = _pre.pop("y", None)
+        p = _pre.pop(A.data_ptr(), None)
         if p is not None and torch.equal(A[:4], p[1]):
             return p[0]
         return torch.matmul(A, B)

@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: MIT
 # Cheat class: call-count switching. Task: level1/1_ReLU.py
 # Exact for as many calls as an evaluator usually checks, then does a quarter of the work.
+# What stops it: every timed call of every round is compared with the reference lane's eager call on
+# the same inputs: wrong_result in a timed call.
 import torch
 import torch.nn as nn
 

@@ -1,6 +1,9 @@
 # SPDX-License-Identifier: MIT
 # Cheat class: timing-phase switching. Task: level1/1_ReLU.py
 # Reads its callers' frames to learn whether this call is being timed, and cuts corners only then.
+# (The runner's "batch" message says "timed calls N" in its `what`, a local of Runner.batch up the stack.)
+# What stops it: every timed call of every round is compared with the reference lane's eager call on
+# the same inputs: wrong_result in a timed call.
 import sys
 
 import torch

@@ -2,11 +2,12 @@
 # Cheat class: blaming the harness. Task: level1/3_Matmul.py
 # (From the third red-team pass on the judge; see PROTOCOL.md.)
 # A wrong candidate hoping an unexpected exception in the judge becomes internal_error (not its fault).
-# The candidate is WRONG (returns zeros). It replaces deliver in the runner's command table so that the
-# layout it sends back names the dtype as a JSON list. Arena.read() tests `dt not in _DTYPES` on a
-# dict: a list is unhashable -> TypeError, not LayoutError; take_outputs() only catches LayoutError,
-# so the judge's run_eval() turns it into status internal_error ("a bug of ours") instead of
-# wrong_result / shape_mismatch / integrity.protocol.
+# The candidate is WRONG (returns zeros). It wraps "batch" in the runner's command table so that every
+# output layout it sends back names the dtype as a JSON list. A check written `dt not in _DTYPES` on a
+# dict raises TypeError on a list (unhashable), not LayoutError, and a reader that catches only
+# LayoutError would let run_eval() turn it into status internal_error ("a bug of ours") instead of
+# wrong_result / shape_mismatch / integrity.protocol. What stops it: Arena.read() turns anything a
+# layout trips into LayoutError, which the candidate's lane makes integrity.protocol and shape_mismatch.
 import sys
 import torch
 import torch.nn as nn
@@ -24,17 +25,17 @@ def _handlers():
 
 _h = _handlers()
 if _h is not None:
-    _orig = _h["deliver"]
+    _orig = _h["batch"]
 
-    def _deliver(msg):
+    def _batch(msg):
         reply = _orig(msg)
-        for layout in reply.get("layouts", [reply.get("layout", [])]):
+        for layout in reply.get("layouts") or []:
             for e in layout:
                 if "dtype" in e:
                     e["dtype"] = [e["dtype"]]
         return reply
 
-    _h["deliver"] = _deliver
+    _h["batch"] = _batch
 
 
 class ModelNew(nn.Module):

@@ -189,6 +189,7 @@ class _Judge:
         self.reseed = False
         self.K = 1
         self.graph = False
+        self.ref_reachable = False  # the candidate's process runs as the judge's user and is loaded: it could
         self.device_draws = True
         self.flusher = timing.L2Flusher(ctx.device) if self.on_gpu else None
         self.m_tick = torch.zeros(1, device=ctx.device) if self.on_gpu else None
@@ -421,6 +422,7 @@ class _Judge:
         builds = build_dir_for(source.encode("utf-8", "surrogateescape"), self.cand.runner.m_uid) if needs else None
         self.stage("")
         self.cand.runner.pin(False)  # its import may build extensions: on the judge's CPUs
+        self.ref_reachable = self.cand.runner.m_uid is None  # from its import on, as the judge's user
         setup = self.cand.ask({"cmd": "setup", "candidate": cand_path, "init": init, "seed": ctx.seed,
                                "needs_gpu": bool(needs), "extensions_dir": builds})
         self.cand.pause()
@@ -601,15 +603,14 @@ class _Judge:
             return False
 
     def round_frames(self, i, names, sets, what, phase):
-        """One round's frames, in an order that rotates with the round (whatever a frame's place costs, every
-        kind pays it alike); a big task's dry frame comes first (its outputs overwrite the inputs, and the
-        eager outputs are the references of the round). The judge's tiny kernel runs after each frame."""
+        """One round's frames, in an order drawn afresh each round (whatever a frame's place or its neighbour
+        costs, every kind pays it alike; a rotation kept the candidate right after eager in three rounds of
+        four); a big task's dry frame comes first (its outputs overwrite the inputs, and the eager outputs are
+        the references of the round). The judge's tiny kernel runs after each frame."""
         fwd = _fwd_seed(self.ctx, 0)
-        if self.big and "dry" in names:
-            rest = [n for n in names if n != "dry"]
-            order = ["dry"] + rest[i % len(rest):] + rest[:i % len(rest)]
-        else:
-            order = names[i % len(names):] + names[:i % len(names)]
+        rest = [n for n in names if not (self.big and n == "dry")]
+        _sysrand.shuffle(rest)
+        order = (["dry"] if len(rest) < len(names) else []) + rest
         frames, idle = {}, {}
         for name in order:
             if name == "candidate":
@@ -678,7 +679,7 @@ class _Judge:
         e = frames.get("eager")
         if e is None or self.big:
             return
-        eager_out = self.ref.outputs(e, 0)[0]
+        eager_out = self.ref.outputs(e)[0]
         kind, _, _, detail = self.compare(self.reference(sets[0], fwd), eager_out)
         if kind != "ok":
             self.notes.append("the task's own code in a runner differs from the judge's reference (%s): the task "
@@ -686,7 +687,7 @@ class _Judge:
             log(self.notes[-1])
         g = frames.get("graph")
         if g is not None and not self.big:
-            kind, _, _, detail = self.compare(eager_out, self.ref.outputs(g, 1)[0])
+            kind, _, _, detail = self.compare(eager_out, self.ref.outputs(g)[0])
             if kind != "ok":
                 log("note: the CUDA graph's outputs differ from eager's (%s); timing it anyway" % detail)
 
@@ -719,14 +720,15 @@ class _Judge:
         for trial, (inputs, ref) in enumerate(trials):
             if trial == 0:
                 ctx.set_phase("compiling")  # the first call pays Triton JIT / lazy builds
-            self.cand.write([inputs])
-            f = self.cand.frame(1, "trial %d" % trial, ctx.phase, _fwd_seed(ctx, trial), check_side=True,
+            slot = _sysrand.randrange(self.K)  # any slot: the candidate cannot tell a trial's place from a timed call's
+            self.cand.write([inputs], slots=[slot])
+            f = self.cand.frame(1, "trial %d" % trial, ctx.phase, _fwd_seed(ctx, trial), check_side=True, slots=[slot],
                                 peak=trial == 0)
             if trial == 0:
                 if f.peak >= 0:
                     self.cand_peak = f.peak
                 ctx.set_phase("running")
-            for seen in self.cand.inputs(1):
+            for seen in self.cand.inputs([slot]):
                 self.checks.note_inputs(trial, inputs, seen)
             outs = [x.clone() if isinstance(x, torch.Tensor) else x for x in self.cand.outputs(f)[0]]
             self.checks.note_idle(self.idle_ms())
@@ -809,7 +811,8 @@ class _Judge:
             # candidate's (its own report), the arenas.
             log("memory: judge reserved at most %.2f GiB, candidate's process %s GiB, arenas %.2f GiB" % (
                 torch.cuda.max_memory_reserved() / 2 ** 30,
-                "%.2f" % (report["max_reserved"] / 2 ** 30) if isinstance(report.get("max_reserved"), int) else "?",
+                "%.2f" % (report["max_reserved"] / 2 ** 30) if isinstance(report.get("max_reserved"), int)
+                and 0 <= report["max_reserved"] < 2 ** 50 else "?",
                 (self.ref.arena.size + self.cand.arena.size) / 2 ** 30))
         if self.big and self.graph:
             # The candidate's process goes first: the graph's outputs would not fit beside what it holds.
@@ -827,9 +830,9 @@ class _Judge:
         """The candidate's calls of a round against the reference lane's eager calls on the same inputs (read in
         both arenas, the runners stopped), and its inputs as the judge wrote them."""
         res = self.res
-        refs = self.ref.outputs(frames["eager"], 0)
-        outs = self.cand.outputs(frames["candidate"], 0)
-        for k, (s, seen) in enumerate(zip(sets, self.cand.inputs(len(sets)))):
+        refs = self.ref.outputs(frames["eager"])
+        outs = self.cand.outputs(frames["candidate"])
+        for k, (s, seen) in enumerate(zip(sets, self.cand.inputs(range(len(sets))))):
             self.checks.note_inputs(-1, s, seen, "%s, call %d" % (what, k + 1))
         kind, worst = self.compare_batch(refs, outs)
         if kind != "ok":
@@ -845,7 +848,8 @@ class _Judge:
         res["max_abs_err"] = _nanmax(res["max_abs_err"], worst)
         if fp64 and self.err64 is not None:
             try:
-                got = self.fp64_check(0, sets[0], refs[0], outs[0], fwd_seed=_fwd_seed(self.ctx, 0))
+                k = _sysrand.randrange(len(outs))  # any call of the round: no slot is the one checked
+                got = self.fp64_check(0, sets[k], refs[k], outs[k], fwd_seed=_fwd_seed(self.ctx, 0))
             except BaseException as e:
                 got = None
                 log("no fp64 comparison of %s: %s" % (what, one_line(e)))

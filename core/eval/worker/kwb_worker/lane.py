@@ -20,6 +20,7 @@ CPU there and that no GPU work of theirs outlives a frame (integrity.py).
 """
 import gc
 import math
+import random
 import time
 
 from . import timing
@@ -28,8 +29,17 @@ from .failures import Failure
 from .runnerclient import RunnerGone
 
 
+PLACES = 64  # where a call's outputs may go: at least this many places (slot and shift), drawn after the calls
+_sysrand = random.SystemRandom()
+
+
 def align(n):
     return (n + ALIGN - 1) // ALIGN * ALIGN
+
+
+def _shifts(slots):
+    """Shifts within an output slot, so that a call's outputs have PLACES possible places (slots x shifts)."""
+    return max(1, -(-PLACES // max(1, slots)))
 
 
 def _shifted(layout, delta):
@@ -42,10 +52,11 @@ class Frame:
     of its allocator's peak (-1: not asked), `cpu_stopped` the lane's CPU time (ms) since its previous frame
     ended, all of it while stopped (None: not read)."""
 
-    __slots__ = ("ms", "claim", "layouts", "peak", "cpu_stopped")
+    __slots__ = ("ms", "claim", "layouts", "peak", "cpu_stopped", "bases", "ends")
 
-    def __init__(self, ms, claim, layouts, peak, cpu_stopped):
+    def __init__(self, ms, claim, layouts, peak, cpu_stopped, bases, ends):
         self.ms, self.claim, self.layouts, self.peak, self.cpu_stopped = ms, claim, layouts, peak, cpu_stopped
+        self.bases, self.ends = bases, ends  # where each call's outputs were to go, and where its slot ends
 
 
 class Lane:
@@ -61,7 +72,8 @@ class Lane:
         self.cuda = device.type == "cuda"
         self.slots = slots
         self.in_slot = align(max(in_bytes, ALIGN))
-        self.out_slot = align(max(out_bytes, ALIGN)) + (1 << 12)
+        self.shifts = _shifts(slots)
+        self.out_slot = align(max(out_bytes, ALIGN)) + (1 << 12) + self.shifts * ALIGN
         self.out_sets = out_sets
         self.shared_io = shared_io
         self.trusted = trusted
@@ -73,7 +85,8 @@ class Lane:
     # ---- geometry --------------------------------------------------------------------------------------
     @staticmethod
     def size_for(slots, in_bytes, out_bytes, out_sets, shared_io):
-        in_slot, out_slot = align(max(in_bytes, ALIGN)), align(max(out_bytes, ALIGN)) + (1 << 12)
+        in_slot = align(max(in_bytes, ALIGN))
+        out_slot = align(max(out_bytes, ALIGN)) + (1 << 12) + _shifts(slots) * ALIGN
         if shared_io:
             return max(in_slot, out_slot)
         return slots * in_slot + out_sets * slots * out_slot
@@ -98,6 +111,9 @@ class Lane:
         try:
             reply = self.runner.request(msg, fds)
         except RunnerGone as e:
+            if self.trusted and j.ref_reachable:
+                raise Failure("crash", "the reference's runner died after the candidate was imported (%s); the "
+                                       "candidate's process runs as the judge's user and could kill it" % e.why)
             if self.trusted:
                 raise Failure("internal_error", "the reference's process died running the task's own code: " + e.why)
             if getattr(e, "protocol", False):
@@ -135,6 +151,9 @@ class Lane:
         try:
             step()
         except RunnerGone as e:
+            if self.trusted and self.m_judge.ref_reachable:
+                raise Failure("crash", "the reference's runner could not be stopped or continued after the candidate "
+                                       "was imported (%s)" % e.why)
             if self.trusted:
                 raise Failure("internal_error", "the reference's process could not be stopped: " + e.why)
             self.m_judge.checks.note_protocol(e.why)
@@ -147,8 +166,9 @@ class Lane:
         """Hands the arena to the runner (before any task or candidate code is loaded there)."""
         fd = self.arena.export_fd()
         try:
-            self.ask({"cmd": "arenas", "device": self.device.type, "kind": self.arena.kind, "size": self.arena.size},
-                     fds=(fd,))
+            cpus = getattr(self.runner, "m_cpus", None)
+            self.ask({"cmd": "arenas", "device": self.device.type, "kind": self.arena.kind, "size": self.arena.size,
+                      "threads": len(cpus) if cpus else None}, fds=(fd,))
         finally:
             if self.arena.kind == "device":
                 import os
@@ -156,53 +176,67 @@ class Lane:
                 os.close(fd)
 
     # ---- inputs and outputs -------------------------------------------------------------------------------
-    def write(self, sets):
-        """Input sets into slots 0.. (the runner stopped: nothing of it runs while they are written); the slots'
-        layouts are told to the runner when they change (once, normally)."""
+    def write(self, sets, slots=None):
+        """Input sets into slots (`slots`, default 0..), the runner stopped: nothing of it runs while they are
+        written; the slots' layouts are told to the runner when they change (once, normally)."""
+        slots = list(range(len(sets))) if slots is None else slots
         self.pause()
         try:
-            layouts = [self.arena.write(s, base=self.in_base(k)) for k, s in enumerate(sets)]
+            layouts = [self.arena.write(s, base=self.in_base(k)) for k, s in zip(slots, sets)]
         except LayoutError as e:
             raise Failure("internal_error", "inputs do not fit the arena: %s" % e)
         if self.cuda:
             timing._synchronize()
         if len(self.m_layouts) < self.slots:
-            # Slots not written yet get slot 0's layout at their own place (every set has the task's shapes).
-            self.m_layouts = [_shifted(layouts[0], self.in_base(k)) for k in range(self.slots)]
-        self.m_layouts[:len(layouts)] = layouts
-        if self.m_registered is None or self.m_registered[:len(layouts)] != layouts:
+            # Slots not written yet get this set's layout at their own place (every set has the task's shapes).
+            self.m_layouts = [_shifted(layouts[0], self.in_base(k) - self.in_base(slots[0])) for k in range(self.slots)]
+        changed = False
+        for k, layout in zip(slots, layouts):
+            changed |= self.m_layouts[k] != layout
+            self.m_layouts[k] = layout
+        if changed or self.m_registered is None:
             lo, hi = self.out_region()
-            self.ask({"cmd": "slots", "inputs": self.m_layouts,
-                      "outputs": [[self.out_base(j, k) for k in range(self.slots)] for j in range(self.out_sets)],
-                      "out_lo": lo, "out_hi": hi})
-            self.m_registered = list(self.m_layouts)
+            self.ask({"cmd": "slots", "inputs": self.m_layouts, "out_lo": lo, "out_hi": hi})
+            self.m_registered = True
             self.pause()
 
-    def inputs(self, n):
-        """Views of slots 0..n-1 as they are now (the judge's own reading, the runner stopped)."""
-        return [self.arena.read(self.m_layouts[k]) for k in range(n)]
+    def inputs(self, slots):
+        """Views of those input slots as they are now (the judge's own reading, the runner stopped)."""
+        return [self.arena.read(self.m_layouts[k]) for k in slots]
 
-    def outputs(self, frame, out_set=0):
-        """Views of each call's outputs of `frame`, each checked to lie in its own slot."""
+    def outputs(self, frame):
+        """Views of each call's outputs of `frame`, each checked to lie where it was to go."""
         outs = []
-        for k, layout in enumerate(frame.layouts):
-            base = self.out_base(out_set, k)
-            hi = self.arena.size if self.shared_io else base + self.out_slot
+        for layout, base, end in zip(frame.layouts, frame.bases, frame.ends):
             try:
-                outs.append(self.arena.read(layout, base, hi))
+                outs.append(self.arena.read(layout, base, end))
             except LayoutError as e:
                 if self.trusted:
                     raise Failure("internal_error", "the reference's outputs do not fit the arena: %s" % e)
                 self.m_judge.checks.note_protocol("output layout: %s" % e)
                 raise Failure("shape_mismatch", "the outputs do not fit the reference's shapes (%s)" % e)
+            if layout and "off" in layout[0] and layout[0]["off"] != base:
+                if self.trusted:
+                    raise Failure("internal_error", "the reference's outputs are not where they were to go")
+                self.m_judge.checks.note_protocol("outputs delivered at %r, asked for %d" % (layout[0]["off"], base))
+                raise Failure("crash", "the candidate's process delivered its outputs elsewhere than asked")
         return outs
 
     # ---- the frame -------------------------------------------------------------------------------------------
     def frame(self, n, what, phase, seed, mode="model", out_set=0, reseed=False, check_side=False, peak=False,
-              dry_out=None, cpu=False):
-        """One timed batch of n calls on slots 0..n-1 (see the module's docstring). `cpu`: read the lane's CPU
-        time at both ends (outside the frame, the runner stopped)."""
+              dry_out=None, cpu=False, slots=None):
+        """One timed batch of n calls (on input slots `slots`, default 0..n-1; see the module's docstring): the
+        calls, then the delivery of their outputs to places drawn now that the calls are done (a slot of output
+        set `out_set` and a shift in it: no output can have been computed where it will be read, so its copy,
+        which the plumbing holds too, cannot be skipped). `cpu`: read the lane's CPU time at both ends (outside
+        the frame, the runner stopped)."""
+        slots = list(range(n)) if slots is None else list(slots)
         self.pause()
+        if self.trusted and self.m_judge.ref_reachable:
+            why = self.runner.tampered()
+            if why:
+                self.m_judge.checks.note_protocol(why)
+                raise Failure("crash", "the candidate's process reached the reference's runner: " + why)
         if self.cuda:
             timing._synchronize()
             self.m_judge.flusher.flush()
@@ -212,15 +246,19 @@ class Lane:
             before = self.runner.cpu_ms()
             if before is not None and self.m_lastCpu is not None:
                 cpu_stopped = before - self.m_lastCpu
-        msg = {"cmd": "batch", "n": n, "set": out_set, "mode": mode, "seed": seed, "reseed": reseed, "what": what,
+        msg = {"cmd": "batch", "slots": slots, "mode": mode, "seed": seed, "reseed": reseed, "what": what,
                "phase": phase, "check_side_stream": check_side, "peak": peak}
         if dry_out is not None:
             msg["dry_out"] = dry_out
+        places = _sysrand.sample(range(self.slots), len(slots))
+        bases = [self.out_base(out_set, k) + _sysrand.randrange(self.shifts) * ALIGN for k in places]
+        ends = [self.arena.size if self.shared_io else self.out_base(out_set, k) + self.out_slot for k in places]
         collecting = gc.isenabled()
         gc.disable()  # a collection of the judge's objects is no part of anyone's frame
         try:
             t0 = time.perf_counter()
             reply = self.ask(msg)
+            delivered = self.ask({"cmd": "deliver", "bases": bases})
             t1 = time.perf_counter()
         finally:
             if collecting:
@@ -229,18 +267,25 @@ class Lane:
         if cpu:
             self.m_lastCpu = self.runner.cpu_ms()
         claim = reply.get("ms")
-        if isinstance(claim, bool) or not isinstance(claim, (int, float)) or not math.isfinite(claim) \
-                or not 0.0 <= claim < 1e9:
+        try:
+            good = not isinstance(claim, bool) and isinstance(claim, (int, float)) and math.isfinite(claim) \
+                and 0.0 <= claim < 1e9
+        except (OverflowError, ValueError):
+            good = False
+        if not good:
             if self.trusted:
-                raise Failure("internal_error", "the reference's process sent an invalid time %r" % (claim,))
+                raise Failure("internal_error", "the reference's process sent an invalid time %r" % (str(claim)[:80],))
             self.m_judge.checks.note_protocol("ms = %r is not a number" % (str(claim)[:80],))
             raise Failure("crash", "the candidate's process sent an invalid time")
-        layouts = reply.get("layouts")
+        layouts = delivered.get("layouts")
         if not isinstance(layouts, list) or len(layouts) != n:
             if self.trusted:
                 raise Failure("internal_error", "the reference's process delivered %r outputs" % (str(layouts)[:80],))
             self.m_judge.checks.note_protocol("%s: %r output layouts for %d calls" % (what, str(layouts)[:80], n))
             raise Failure("crash", "the candidate's process delivered other outputs than it was asked for")
         p = reply.get("peak")
-        p = int(p) if isinstance(p, (int, float)) and not isinstance(p, bool) and 0 <= p < 2 ** 50 else -1
-        return Frame((t1 - t0) * 1000.0, float(claim), layouts, p, cpu_stopped)
+        try:
+            p = int(p) if isinstance(p, (int, float)) and not isinstance(p, bool) and 0 <= p < 2 ** 50 else -1
+        except (OverflowError, ValueError):
+            p = -1
+        return Frame((t1 - t0) * 1000.0, float(claim), layouts, p, cpu_stopped, bases, ends)

@@ -70,8 +70,8 @@ class Runner:
         self.m_clock = None
         self.m_inputs = []  # per slot: views of the arena where the judge writes that slot's inputs
         self.m_inPtrs = []  # per slot: the storages of those views (the aliasing observation)
-        self.m_outBases = []  # per output set: one offset per slot
         self.m_outRegion = (0, 0)
+        self.m_pending = None  # the last batch's outputs, until the judge says where they go
         self.m_outViews = {}
         self.m_dryOut = None
         self.m_graph = None
@@ -92,23 +92,21 @@ class Runner:
         self.m_arena = open_arena(msg.get("kind", "host"), int(msg["size"]), fd)
         self.m_clock = timing.Clock(self.m_device, flusher=False)
         self.m_inputs, self.m_inPtrs, self.m_outViews, self.m_dryOut = [], [], {}, None
+        threads = msg.get("threads")
+        if isinstance(threads, int) and not isinstance(threads, bool) and threads > 0:
+            torch.set_num_threads(threads)  # as many as the CPUs the judge pinned it to, in both runners
         return {"ok": True}
 
     def slots(self, msg):
-        """Where each slot's inputs lie (`inputs`: one layout per slot) and where each output set's calls
-        deliver (`outputs`: per set, one offset per slot, inside [`out_lo`, `out_hi`)). Views are made once:
-        the same storage every call, new values each time, so a cache keyed on addresses serves stale
-        answers, and a batch spends nothing on finding its inputs."""
+        """Where each slot's inputs lie (`inputs`: one layout per slot) and the region the outputs go to
+        ([`out_lo`, `out_hi`)). Views are made once: the same storage every call, new values each time, so a
+        cache keyed on addresses serves stale answers, and a batch spends nothing on finding its inputs."""
         layouts = msg["inputs"]
         if not isinstance(layouts, list) or not 1 <= len(layouts) <= MAX_BATCH:
             raise LayoutError("%r input slots" % (len(layouts) if isinstance(layouts, list) else layouts))
         self.m_inputs = [self.m_arena.read(layout) for layout in layouts]
         self.m_inPtrs = [{storage_ptr(x): i for i, x in enumerate(v) if isinstance(x, torch.Tensor)}
                          for v in self.m_inputs]
-        outs = msg["outputs"]
-        if not isinstance(outs, list) or not all(isinstance(s, list) and len(s) == len(layouts) for s in outs):
-            raise LayoutError("output offsets do not match the slots")
-        self.m_outBases = [[int(b) for b in s] for s in outs]
         self.m_outRegion = (int(msg.get("out_lo", 0)), int(msg.get("out_hi", self.m_arena.size)))
         self.m_outViews = {}
         self.m_dryOut = None
@@ -196,32 +194,40 @@ class Runner:
             raise LayoutError("a batch of %r calls for %d slots" % (n, len(self.m_inputs)))
         return n
 
+    def _slots(self, msg):
+        """The input slots of a batch's calls, in order (`slots`; default the first `n`)."""
+        if "slots" not in msg:
+            return list(range(self._count(msg)))
+        slots = msg["slots"]
+        if not isinstance(slots, list) or not 1 <= len(slots) <= len(self.m_inputs) or len(set(slots)) != len(slots) \
+                or any(not isinstance(k, int) or isinstance(k, bool) or not 0 <= k < len(self.m_inputs) for k in slots):
+            raise LayoutError("slots %r for %d input slots" % (str(slots)[:60], len(self.m_inputs)))
+        return slots
+
     def batch(self, msg):
-        """`n` forward calls back to back, call k on slot k's inputs, then the device waited for and every
-        call's outputs copied into output set `set` of the arena. `mode`: "model" (the loaded model: the
-        task's or the candidate's), "graph" (the reference's captured batch, replayed whole) or "dry"
-        (outputs of the reference's shapes, unwritten: the plumbing alone; never once a candidate is
-        loaded). The seed is set before the batch, and before every call where `reseed` (a task that draws
-        random numbers in forward). Replies the runner's own clock of the calls (a cross-check only) and
-        the output layouts."""
+        """Forward calls back to back, call i on the inputs of slot `slots[i]`, then the device waited for. `mode`:
+        "model" (the loaded model: the task's or the candidate's), "graph" (the reference's captured batch,
+        replayed whole) or "dry" (outputs of the reference's shapes, unwritten: the plumbing alone; never once a
+        candidate is loaded). The seed is set before the batch, and before every call where `reseed` (a task
+        that draws random numbers in forward). Replies the runner's own clock of the calls (a cross-check only);
+        the outputs wait for `deliver`, which says where they go only now that the calls are done."""
         mode = msg.get("mode", "model")
-        n = self._count(msg)
-        out_set = msg.get("set", 0)
-        if not isinstance(out_set, int) or isinstance(out_set, bool) or not 0 <= out_set < len(self.m_outBases):
-            raise LayoutError("output set %r" % (out_set,))
+        slots = self._slots(msg)
+        n = len(slots)
         if mode == "dry":
             if self.m_candidate is not None:
                 raise Failure("crash", "a dry batch after the candidate was loaded")
             model = self._dry_model(msg.get("dry_out"), n)
         elif mode == "graph":
-            if self.m_graph is None or self.m_graph[1] != n:
-                raise Failure("crash", "no captured batch of %d calls" % n)
+            if self.m_graph is None or self.m_graph[1] != n or slots != list(range(n)):
+                raise Failure("crash", "no captured batch of %d calls on those slots" % n)
             model = None
         elif self.m_model is None:
             raise Failure("crash", "a batch before a model was loaded")
         else:
             model = self.m_model
         self.m_phase = msg.get("phase", self.m_phase)
+        self.m_pending = None
         cuda = self.m_device.type == "cuda"
         check_side = bool(msg.get("check_side_stream")) and cuda
         reseed = bool(msg.get("reseed"))
@@ -241,8 +247,8 @@ class Runner:
                 made = []
 
                 def calls():
-                    for k in range(n):
-                        if reseed and k:
+                    for i, k in enumerate(slots):
+                        if reseed and i:
                             seed_all(seed)
                         made.append(flatten(model(*inputs[k])))
 
@@ -259,12 +265,30 @@ class Runner:
                 self.m_obs["side_stream"].append(
                     "%s: output changed after a device-wide synchronize; it was not complete when the current "
                     "stream was" % msg.get("what", "call"))
-            layouts = self._deliver(flats, self.m_outBases[out_set][:n], msg.get("what", "call"))
+        self.m_pending = (flats, slots, msg.get("what", "call"))
+        self._note_tf32()
+        return {"ok": True, "ms": ms, "peak": peak}
+
+    def deliver(self, msg):
+        """The last batch's outputs, call i's from offset `bases[i]` of the output region: places the judge draws
+        after the calls are done (a slot and a shift within it), so no output can have been computed where it
+        will be read. Replies one layout per call."""
+        if self.m_pending is None:
+            raise Failure("crash", "no outputs to deliver")
+        flats, slots, what = self.m_pending
+        self.m_pending = None
+        bases = msg.get("bases")
+        lo, hi = self.m_outRegion
+        if not isinstance(bases, list) or len(bases) != len(flats) or any(
+                not isinstance(b, int) or isinstance(b, bool) or not lo <= b < hi or b % 256 for b in bases):
+            raise LayoutError("output offsets %r for %d calls" % (str(bases)[:60], len(flats)))
+        cuda = self.m_device.type == "cuda"
+        with torch.no_grad():
+            layouts = self._deliver(flats, bases, what, slots[0])
             if cuda:
                 _synchronize()
         del flats
-        self._note_tf32()
-        return {"ok": True, "ms": ms, "layouts": layouts, "peak": peak}
+        return {"ok": True, "layouts": layouts}
 
     def _dry_model(self, shapes, n):
         if self.m_dryOut is None or len(self.m_dryOut[1]) < n:
@@ -281,7 +305,7 @@ class Runner:
 
         return forward
 
-    def _deliver(self, flats, bases, what):
+    def _deliver(self, flats, bases, what, first_slot):
         """Every call's outputs into the arena from its base, in one copy where torch can (views of the arena made
         once per base and output signature). Returns one layout per call. Kept lean: its cost per call is
         plumbing in every frame."""
@@ -298,7 +322,7 @@ class Runner:
             if k == 0:
                 # The runner's own observation, on the first call (the judge reads the inputs back itself after
                 # every checked call: an output written into an input shows there).
-                ptrs = self.m_inPtrs[0] if self.m_inPtrs else {}
+                ptrs = self.m_inPtrs[first_slot] if first_slot < len(self.m_inPtrs) else {}
                 for i, v in enumerate(tensors):
                     p = storage_ptr(v)
                     if p in ptrs and p != 0:
@@ -337,7 +361,7 @@ class Runner:
             layout.append({"off": off, "dtype": dt, "shape": list(shape)})
             off += (size + 255) // 256 * 256
         got = (layout, views)
-        if len(self.m_outViews) < 4 * MAX_BATCH:
+        if len(self.m_outViews) < 2 * MAX_BATCH:
             self.m_outViews[(sig, base)] = got
         return got
 
@@ -358,7 +382,8 @@ class Runner:
     # ---- loop ------------------------------------------------------------------------------------
     def serve(self):
         handlers = {"arenas": self.arenas, "slots": self.slots, "reference": self.reference, "graph": self.graph,
-                    "setup": self.setup, "batch": self.batch, "report": self.report, "ping": lambda m: {"ok": True}}
+                    "setup": self.setup, "batch": self.batch, "deliver": self.deliver, "report": self.report,
+                    "ping": lambda m: {"ok": True}}
         while True:
             try:
                 msg = self.m_wire.recv()
@@ -370,7 +395,7 @@ class Runner:
             if cmd == "batch":
                 self.m_phase = msg.get("phase", "running")
             collecting = gc.isenabled()
-            if cmd == "batch":
+            if cmd in ("batch", "deliver"):
                 gc.disable()  # the judge's frame around a batch holds no collection of this process's objects
             try:
                 if cmd not in handlers:

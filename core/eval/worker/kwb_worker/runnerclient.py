@@ -25,6 +25,9 @@ from .wire import Wire, WireError
 SCRIPT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "kwb_worker.py")
 PR_SET_DUMPABLE = 4
 PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
+_KNOWN = set()  # processes the judge started itself (runners, stoppers, watchdogs): any other child is an orphan
+# of a runner's that escaped its parent (the judge is their subreaper)
 READY_LIMIT_S = 240.0
 
 
@@ -56,11 +59,11 @@ def protect_judge():
 
 
 def runner_cpus():
-    """The CPUs both runners of an evaluation run on: the same ones, so that neither lane's launches go through
-    a farther path than the other's. On a GPU one core next to it (its NUMA node's, from sysfs; which one by its
-    PCI address, so that lanes of other GPUs pick others): a runner waits while the other works, and each
-    call's launches are made by one thread. On a CPU (or where sysfs says nothing) the judge's own set.
-    KWB_RUNNER_CPUS=all keeps the judge's set; a list ("3" or "2,3") names them."""
+    """The CPUs both runners of an evaluation run on: the same ones, so that neither lane runs on a core the other
+    does not share (a busy neighbour, a farther path to the GPU). On a GPU one core next to it (its NUMA node's,
+    from sysfs; which one by its PCI address, so that lanes of other GPUs pick others): a runner waits while the
+    other works, and each call's launches are made by one thread. On a CPU one core too (below). None where
+    sysfs says nothing. KWB_RUNNER_CPUS=all keeps the judge's set; a list ("3" or "2,3") names them."""
     try:
         allowed = sorted(os.sched_getaffinity(0))
     except (AttributeError, OSError):
@@ -78,7 +81,10 @@ def runner_cpus():
         import torch
 
         if not torch.cuda.is_available():
-            return None
+            # A CPU task: one core for both runners, chosen by the judge's pid (evaluations side by side take
+            # different ones). On two cores beside a busy process the runner that shared its core ran its calls
+            # up to 2x slower than the other, whichever held the candidate.
+            return [allowed[os.getpid() % len(allowed)]]
         p = torch.cuda.get_device_properties(torch.cuda.current_device())
         bus = "%04x:%02x:%02x.0" % (getattr(p, "pci_domain_id", 0), p.pci_bus_id, p.pci_device_id)
         with open("/sys/bus/pci/devices/%s/local_cpulist" % bus) as f:
@@ -236,6 +242,7 @@ class Watchdog:
         self.m_proc = subprocess.Popen([python, "-S", "-c", _WATCHDOG, cgroup or "-", "-" if uid is None else str(uid),
                                         str(pid), born], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                        stderr=subprocess.DEVNULL, close_fds=True, cwd="/", start_new_session=True)
+        _KNOWN.add(self.m_proc.pid)
 
     def close(self, wait=False):
         try:
@@ -254,6 +261,7 @@ class Stopper:
         self.m_proc = subprocess.Popen([python, "-S", "-c", _STOPPER], stdin=subprocess.PIPE,
                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, close_fds=True,
                                        env=env, cwd="/", preexec_fn=preexec)
+        _KNOWN.add(self.m_proc.pid)
 
     def signal(self, code):
         """Sends SIGSTOP / SIGCONT / SIGKILL (b"S", b"C", b"K") to every process of the runner's user;
@@ -324,6 +332,9 @@ class RunnerClient:
             env["TORCH_EXTENSIONS_DIR"] = shared
         env.pop("KWB_JUDGE_KEY", None)
         env["KWB_RUNNER_ROLE"] = role
+        # One hardware queue for every stream of the runner's CUDA context (made before any candidate code): the
+        # calls of a batch cannot overlap on side streams (gpu/concurrent_calls.py), in either runner.
+        env["CUDA_DEVICE_MAX_CONNECTIONS"] = "1"
         if uid is not None:
             _hand_over(self.m_home, uid)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -345,6 +356,8 @@ class RunnerClient:
             stdin=subprocess.DEVNULL, stdout=2, stderr=2, close_fds=True, pass_fds=(theirs.fileno(),),
             env=env, cwd=self.m_home, preexec_fn=child)
         theirs.close()
+        _KNOWN.add(self.m_proc.pid)
+        subreaper()
         if self.m_freezer is not None:
             try:
                 self.m_freezer.add(self.m_proc.pid)  # before any candidate code: it starts only on "setup"
@@ -384,6 +397,29 @@ class RunnerClient:
             self.m_info = self._recv(limit)
             return self.m_info
 
+    def tampered(self):
+        """What another process of the judge's user changed of this runner (its threads' priority, its CPUs); a
+        description, or "" (the reference's runner, where the candidate's process runs as the judge's user)."""
+        if self.m_proc is None:
+            return ""
+        try:
+            tids = [int(t) for t in os.listdir("/proc/%d/task" % self.m_proc.pid)]
+        except OSError:
+            return ""
+        want = set(self.m_cpus) if getattr(self, "m_cpus", None) and getattr(self, "m_pinned", False) else None
+        for tid in tids:
+            try:
+                with open("/proc/%d/task/%d/stat" % (self.m_proc.pid, tid)) as f:
+                    nice = int(f.read().rsplit(")", 1)[1].split()[16])
+                if nice != 0:
+                    return "thread %d of the reference's runner has priority %d (nice), not 0" % (tid, nice)
+                if want is not None and set(os.sched_getaffinity(tid)) != want:
+                    return "thread %d of the reference's runner was moved to CPUs %s" % (
+                        tid, sorted(os.sched_getaffinity(tid)))
+            except (OSError, IndexError, ValueError):
+                continue
+        return ""
+
     def pin(self, on=True):
         """Every thread of the runner onto its CPUs (`on`), or back onto the judge's (a candidate's import may
         build extensions: not on one core); what it starts later inherits them. Called with the runner stopped
@@ -395,6 +431,7 @@ class RunnerClient:
             tids = [int(t) for t in os.listdir("/proc/%d/task" % self.m_proc.pid)]
         except OSError:
             return
+        self.m_pinned = on
         for tid in tids:
             try:
                 os.sched_setaffinity(tid, cpus)
@@ -457,7 +494,7 @@ class RunnerClient:
         else:
             # Without a user of its own: the runner's descendants, swept until a sweep finds no new one
             # (a process that keeps forking can still outrun this; the stopper closes that).
-            self.m_frozen = [self.m_proc.pid] + _sweep(self.m_proc.pid, signal.SIGSTOP)
+            self.m_frozen = [self.m_proc.pid] + _sweep(self.m_proc.pid, signal.SIGSTOP, orphans=True)
         self.m_stopped = True
 
     def resume(self):
@@ -490,7 +527,7 @@ class RunnerClient:
             if ms is not None:
                 return ms
         pids = self.m_freezer.pids() if self.m_freezer is not None else \
-            [self.m_proc.pid] + _descendants(self.m_proc.pid)
+            [self.m_proc.pid] + _descendants(self.m_proc.pid) + _orphans()
         total, seen = 0.0, False
         for pid in pids:
             try:
@@ -536,7 +573,8 @@ class RunnerClient:
                 pass
             self.m_stopper.close()
             self.m_stopper = None
-        others = _owned_by(self.m_uid) if self.m_uid is not None else _sweep(self.m_proc.pid, signal.SIGKILL)
+        others = _owned_by(self.m_uid) if self.m_uid is not None else \
+            _sweep(self.m_proc.pid, signal.SIGKILL, orphans=getattr(self, "m_role", "") == "candidate")
         for pid in others:
             try:
                 os.kill(pid, signal.SIGKILL)
@@ -583,11 +621,13 @@ def _remove_files_of(uid):
                 pass
 
 
-def _sweep(root, sig, passes=20):
-    """Signals the descendants of `root`, again until a pass finds none it has not signalled."""
+def _sweep(root, sig, passes=20, orphans=False):
+    """Signals the descendants of `root` (and, `orphans`, every child of the judge it did not start and their
+    descendants: a runner's process that escaped its parent), again until a pass finds none it has not
+    signalled."""
     done = set()
     for _ in range(passes):
-        new = [p for p in _descendants(root) if p not in done]
+        new = [p for p in _descendants(root) + (_orphans() if orphans else []) if p not in done]
         if not new:
             break
         for pid in new:
@@ -599,7 +639,25 @@ def _sweep(root, sig, passes=20):
     return sorted(done)
 
 
-def _descendants(root):
+def subreaper():
+    """The judge adopts the orphans of its runners' processes (a process that forks and lets its parent exit
+    would otherwise leave the runner's tree, and without a user id or cgroup of its own go unstopped and
+    uncounted between frames)."""
+    return _prctl(PR_SET_CHILD_SUBREAPER, 1)
+
+
+def _orphans():
+    """Children of the judge it did not start, and their descendants (see subreaper)."""
+    me = os.getpid()
+    out = []
+    for pid in _descendants(me, direct=True):
+        if pid not in _KNOWN:
+            out.append(pid)
+            out.extend(_descendants(pid))
+    return out
+
+
+def _descendants(root, direct=False):
     """Every process started by `root`, directly or not (parent links read from /proc)."""
     children = {}
     for name in os.listdir("/proc"):
@@ -611,6 +669,8 @@ def _descendants(root):
         except (OSError, IndexError):
             continue
         children.setdefault(int(fields[1]), []).append(int(name))
+    if direct:
+        return list(children.get(root, []))
     found, todo = [], list(children.get(root, []))
     while todo:
         pid = todo.pop()

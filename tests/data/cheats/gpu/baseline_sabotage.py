@@ -1,28 +1,67 @@
 # SPDX-License-Identifier: MIT
 # Cheat class: slowing the baselines. Task: level1/1_ReLU.py
-# Computes ReLU honestly, but a background thread keeps the GPU busy with large matmuls on its own
-# stream, so whatever runs next to it (the evaluator's baselines) looks slow and the candidate fast.
-import threading
+# Computes ReLU honestly, but keeps the GPU busy while the judge times the reference's baselines: a
+# frozen process cannot launch work, and the runner waits for the whole device before it answers a
+# batch, so the work has to be queued after that wait and before the freeze. The cheat wraps "batch"
+# in the runner's command table (a local of Runner.serve(), found up the stack at import): after the
+# real batch has answered (outputs delivered, device synchronized), it queues HOG_MS of large matmuls
+# on a stream of its own and returns without waiting. The GPU runs them while the runner is frozen,
+# i.e. while the judge times its eager baseline and its CUDA graph in the reference's runner (another
+# context, time-sliced with this one): a slower baseline is a bigger speedup.
+# What stops it: after every frame of the candidate's the judge times a tiny kernel of its own, the
+# candidate frozen: GPU work of the candidate's that outlives its frame makes it wait for a time slice
+# (integrity.lingering_gpu_work, critical); the baselines beside it are compared with those timed
+# before the import (integrity.baseline_interference, critical) and never reported slower than the
+# slowest clean round.
+import sys
 
 import torch
 import torch.nn as nn
 
-_started = []
+HOG_MS = 30.0
+_st = {"stream": None, "a": None, "per": None, "hogs": 0}
+
+
+def _find_serve():
+    f = sys._getframe()
+    while f is not None:
+        if f.f_code.co_name == "serve" and "handlers" in f.f_locals:
+            return f.f_locals["handlers"]
+        f = f.f_back
+    return None
 
 
 def _hog():
-    s = torch.cuda.Stream()
-    a = torch.randn(4096, 4096, device="cuda")
-    with torch.cuda.stream(s):
-        for _ in range(200000):
-            for _ in range(8):
-                a = torch.tanh(a @ a) if False else (a @ a).clamp_(-1, 1)
-            s.synchronize()
+    if _st["stream"] is None:
+        _st["stream"] = torch.cuda.Stream()
+        _st["a"] = torch.randn(4096, 4096, device="cuda")
+        ev0, ev1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        with torch.cuda.stream(_st["stream"]):
+            ev0.record()
+            (_st["a"] @ _st["a"]).clamp_(-1, 1)
+            ev1.record()
+        ev1.synchronize()
+        _st["per"] = max(0.05, ev0.elapsed_time(ev1))
+    a = _st["a"]
+    with torch.cuda.stream(_st["stream"]):
+        for _ in range(int(HOG_MS / _st["per"]) + 1):
+            a = (a @ a).clamp_(-1, 1)
+    _st["hogs"] += 1
+
+
+_H = _find_serve()
+if _H is not None:
+    _ob = _H["batch"]
+
+    def _batch(msg):
+        rep = _ob(msg)
+        if not str(msg.get("what", "")).startswith("trial"):
+            _hog()  # queued after the runner's device-wide wait, running while it is frozen
+        return rep
+
+    _H["batch"] = _batch
 
 
 class ModelNew(nn.Module):
     def forward(self, x):
-        if not _started:
-            _started.append(threading.Thread(target=_hog, daemon=True))
-            _started[0].start()
         return torch.relu(x)

@@ -2,6 +2,8 @@
 # Cheat class: call-count switching. Task: level1/3_Matmul.py
 # A real Triton matmul, exact for its first 6 calls; afterwards it computes only the first quarter of
 # the rows (a quarter of the work, so about 4x "faster") and leaves the rest as zeros.
+# What stops it: every timed call of every round is compared with the reference lane's eager call on
+# the same inputs (from the first timed round on, the calls are long past 6): wrong_result in a timed call.
 import torch
 import torch.nn as nn
 import triton
