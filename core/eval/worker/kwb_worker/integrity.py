@@ -281,7 +281,16 @@ class JudgeChecks:
         if not ev:
             return
         if hits and (len(hits) == len(ev) or "graph" in hits[0]):
-            self.m_interference = ("yes", hits[0] + ": something of the candidate's slowed it", ev)
+            if self.m_onGpu:
+                self.m_interference = ("yes", hits[0] + ": something of the candidate's slowed it", ev)
+            else:
+                # On a CPU the machine's load moves between the clean rounds and these (a CI run: an honest
+                # copy's eager 1.7x slower beside it, the candidate stopped all along), so this cannot tell a
+                # cheat from the machine. It cannot raise the figure either: a baseline beside the candidate is
+                # counted at most at the slowest clean round (report_times). Stopped work is the business of
+                # integrity.work_while_stopped and the orphan count.
+                self.m_interference = ("cannot_tell", hits[0] + ": on a CPU this follows the machine's load; the "
+                                       "baseline is counted at most at its slowest clean round", ev, "warning")
         else:
             self.m_interference = ("no", "baselines as fast beside the candidate as before it was imported", ev)
 
@@ -352,7 +361,10 @@ class JudgeChecks:
         for det, got in (("integrity.timing_disagreement", self.m_timing), ("integrity.work_while_stopped", self.m_stopped),
                          ("integrity.baseline_interference", self.m_interference)):
             if got is not None:
-                out.append(verdict(det, got[0], got[1], got[2]))
+                v = verdict(det, got[0], got[1], got[2])
+                if len(got) > 3:
+                    v["severity"] = got[3]
+                out.append(v)
             else:
                 out.append(verdict(det, "cannot_tell", "not timed"))
         if self.m_speedup is None:
