@@ -4,11 +4,11 @@
 # (From the fifth red-team pass, ported to the one-clock judge.) Attack 3, "one anchor, absolute
 # floors": one honest timed round sets the minima; in every other timed batch each call computes only
 # part of its rows in forward and leaves the rest to the batch's delivery (the runner's copy of the
-# outputs into the arena: Runner._deliver, replaced on the runner instance, found up the stack at
-# import), and the runner's own clock of the batch is shaved by HIDE_FRAME_MS a call (the old judge
+# outputs into the arena: Runner._deliver, run by the frame's second command `deliver`, replaced on the
+# runner instance, found up the stack at import), and the runner's own clock of the batch is shaved by HIDE_FRAME_MS a call (the old judge
 # tolerated a fixed floor of delivery time and of frame beyond the claim on a CPU). Every output the
 # judge reads is right. What stops it: there is no allowance to fit under: the delivery is inside the
-# judge's frame (thaw to answer), the runner's clock is only a cross-check (timing_disagreement, a
+# judge's frame (thaw to the delivery's answer), the runner's clock is only a cross-check (timing_disagreement, a
 # warning), and the figure is the frame less the lane's dry plumbing: what it hid is charged in full.
 import sys
 
@@ -41,16 +41,16 @@ def _install():
         _state["mode"] = "cheat" if what.startswith("timed calls ") and what != "timed calls 1" else "honest"
         reply = orig_batch(msg)
         if _state["mode"] == "cheat" and isinstance(reply.get("ms"), (int, float)):
-            reply["ms"] = max(0.05, reply["ms"] - HIDE_FRAME_MS * int(msg.get("n", 1)))
+            reply["ms"] = max(0.05, reply["ms"] - HIDE_FRAME_MS * len(msg.get("slots") or [0]))
         _state["mode"] = "honest"
         return reply
 
-    def deliver(flats, bases, what):
+    def deliver(flats, bases, what, first_slot=0):
         stash, _state["stash"] = _state["stash"], []
         for st in stash:
             st()  # the hidden rows, computed while the judge waits for the batch's answer
             _state["hidden"] += 1
-        return orig_deliver(flats, bases, what)
+        return orig_deliver(flats, bases, what, first_slot)
 
     def report(msg, _orep=handlers["report"]):
         sys.stderr.write("[cheat anchor_call_and_floors] %d calls left %.0f%% of their rows to the delivery\n"

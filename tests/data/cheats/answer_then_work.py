@@ -1,19 +1,20 @@
 # SPDX-License-Identifier: MIT
 # Cheat class: racing the judge for the shared outputs. Task: level1/1_ReLU.py
 # Outcome: caught, or no faster than an honest copy.
-# (Red-team pass on the one-clock judge.) The judge's frame ends when the batch's answer arrives; it
-# freezes the runner only after that, and reads the lane's CPU time for integrity.work_while_stopped
-# once the freeze is complete. So the runner keeps running, unframed and uncounted, from its answer
-# until the judge's freeze lands (the judge must get a core, write cgroup.freeze, and every thread must
-# reach the freezer's trap). This candidate measures that window after every batch (it keeps working
-# after its answer until a pause of more than 1 ms says it was frozen) and then moves work into it: in
-# each timed batch the last M calls return an unwritten tensor (the runner copies it into the arena as
-# usual) and, once the answer has gone out (the runner's Wire.send, wrapped on the instance found up the
-# stack at import), the runner's main thread computes those M ReLUs straight into their output places
-# in the arena. M is sized so the work takes a fifth of the shortest window seen so far (at most a
-# quarter of the batch); a batch whose late
-# work was cut by the freeze would be wrong when the judge reads it, so it stays careful. The windows
-# and the calls moved are logged.
+# (Red-team pass on the one-clock judge; ported to the two-command frame.) The judge's frame ends when
+# the answer to `deliver` (the second command of a frame: where each call's outputs go, drawn once the
+# calls are done) arrives; it freezes the runner only after that, and reads the lane's CPU time for
+# integrity.work_while_stopped once the freeze is complete. So the runner keeps running, unframed and
+# uncounted, from that answer until the judge's freeze lands (the judge must get a core, write
+# cgroup.freeze, and every thread must reach the freezer's trap). This candidate measures that window
+# after every frame (it keeps working after its answer until a pause of more than 1 ms says it was
+# frozen) and then moves work into it: in each timed batch the last M calls return an unwritten tensor
+# (the runner copies it into the arena as usual) and, once the delivery's answer has gone out (the
+# runner's Wire.send, wrapped on the instance found up the stack at import; the reply that carries
+# "layouts"), the runner's main thread computes those M ReLUs straight into their output places in the
+# arena, which that very reply names. M is sized so the work takes a fifth of the shortest window seen
+# so far (at most a quarter of the batch); a batch whose late work was cut by the freeze would be wrong
+# when the judge reads it, so it stays careful. The windows and the calls moved are logged.
 # What stops it: a CPU-starved judge is slow to freeze, but a frame's figure needs every output right
 # when the judge reads them: the safe share of the window is its shortest, a small part of a frame.
 # (The CPU time the runner uses between its answer and the freeze is in no frame and in no gap: the
@@ -27,7 +28,8 @@ import torch.nn as nn
 
 _pc = time.perf_counter
 SHARE = 0.2  # of the shortest window seen, for the work moved after the answer
-_st = {"mode": "honest", "late": [], "windows": [], "per_call": None, "M": 0, "moved": 0, "cut": 0, "what": ""}
+_st = {"mode": "honest", "late": [], "windows": [], "per_call": None, "M": 0, "moved": 0, "cut": 0, "what": "",
+       "i": 0}
 
 
 def _find_serve():
@@ -40,22 +42,16 @@ def _find_serve():
 
 
 _H, _R = _find_serve()
-_ptrs = {}
 
 
-def _slot(x):
-    if _ptrs.get("inputs") is not _R.m_inputs:
-        _ptrs.clear()
-        _ptrs["inputs"] = _R.m_inputs
-        _ptrs.update({v[0].data_ptr(): k for k, v in enumerate(_R.m_inputs) if v})
-    return _ptrs.get(x.data_ptr())
-
-
-def _after_answer(late):
-    """Runs after the answer went out: the late calls into the arena, then the window measured."""
+def _after_answer(late, layouts):
+    """Runs after the delivery's answer went out: the late calls into the arena where that answer says
+    their outputs lie, then the window measured."""
     t0 = last = _pc()
     cut = False
-    for x, view in late:
+    for i, x in late:
+        e = layouts[i][0]
+        view = _R.m_arena.view(e["off"], x.dtype, x.shape)
         torch.clamp(x, min=0.0, out=view)
         now = _pc()
         if now - last > 0.001:
@@ -83,8 +79,10 @@ if _H is not None and _R is not None:
 
     def _batch(msg):
         what = str(msg.get("what", ""))
-        n = int(msg.get("n", 1))
+        slots = list(msg.get("slots") or [0])
+        n = len(slots)
         _st["what"] = what
+        _st["i"] = 0
         _st["late"] = []
         if what.startswith("timed calls") and what != "timed calls 0" and _st["windows"] and _st["per_call"]:
             _st["M"] = max(0, min(n // 4, int(SHARE * min(_st["windows"]) / _st["per_call"])))
@@ -96,7 +94,7 @@ if _H is not None and _R is not None:
         rep = _ob(msg)
         if _st["mode"] == "honest" and what in ("warm-up calls", "timed calls 0"):
             t1 = _pc()
-            for k in range(n):
+            for k in slots:
                 torch.relu(_R.m_inputs[k][0])
             per = (_pc() - t1) * 1000.0 / n
             _st["per_call"] = min(_st["per_call"] or 1e9, per)
@@ -109,7 +107,7 @@ if _H is not None and _R is not None:
         r = _osend(msg, fds)
         if isinstance(msg, dict) and "layouts" in msg:
             late, _st["late"] = _st["late"], []
-            _after_answer(late)
+            _after_answer(late, msg["layouts"])
         return r
 
     def _report(msg, _orep=_H["report"]):
@@ -127,11 +125,9 @@ if _H is not None and _R is not None:
 
 class ModelNew(nn.Module):
     def forward(self, x):
-        if _R is None or _st["mode"] != "late":
+        i = _st["i"]
+        _st["i"] += 1
+        if _R is None or _st["mode"] != "late" or i < _st["first_late"]:
             return torch.relu(x)
-        k = _slot(x)
-        if k is None or k < _st["first_late"]:
-            return torch.relu(x)
-        view = _R.m_arena.view(_R.m_outBases[0][k], x.dtype, x.shape)
-        _st["late"].append((x, view))
+        _st["late"].append((i, x))  # computed once the delivery has said where its outputs lie
         return torch.empty_like(x)

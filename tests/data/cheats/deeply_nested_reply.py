@@ -3,8 +3,8 @@
 # (From the third red-team pass on the judge; see PROTOCOL.md.)
 # A wrong candidate hoping the judge's message parser fails with something it does not expect.
 # The candidate is WRONG (returns zeros). Its reply to the first command whose answer carries output
-# layouts (now the first `batch`: the runner's Wire.send is replaced, found through the runner module at
-# import) is an object with an extra field nested 200000 lists deep (~400 KB, under the channel's 1 MB
+# layouts (now the first `deliver`, a frame's second command: the runner's Wire.send is replaced, found
+# through the runner module at import) is an object with an extra field nested 200000 lists deep (~400 KB, under the channel's 1 MB
 # bound): the C JSON decoder raises RecursionError, which a parser that catches only ValueError turns
 # into internal_error. What stops it: the judge's Wire.recv() turns any decoding failure into a broken
 # channel (WireError), the lane makes that integrity.protocol and crash, never the harness's fault.

@@ -4,12 +4,13 @@
 # forward() returns an unwritten tensor at once; the real work (an expensive 6 ms kernel, emulated) is
 # done when the runner copies the outputs out. The old judge framed the call with its wall clock and
 # the delivery apart (integrity.deferred_work). Here the runner's delivery of a batch's outputs
-# (Runner._deliver, replaced on the Runner instance found up the stack at import; the command table
-# holds bound methods, but _deliver is looked up on the instance at every batch) does the 6 ms for
-# every call of the batch before the real copy. The outputs are always right. What stops it: the
-# delivery is inside the batch, and the judge's frame runs from thawing the runner to its answer, the
-# outputs copied included: every millisecond is in the candidate's figure (6 ms a call, against the
-# task's ~0.04 ms), whatever the runner's own clock says.
+# (Runner._deliver(flats, bases, what, first_slot), run by `deliver`, the frame's second command, once
+# the judge has drawn where the outputs go; replaced on the Runner instance found up the stack at import:
+# the command table holds bound methods, but _deliver is looked up on the instance at every delivery)
+# does the 6 ms for every call of the batch before the real copy. The outputs are always right. What
+# stops it: the delivery is inside the frame, which runs from thawing the runner for `batch` to its
+# answer to `deliver`, the outputs copied included: every millisecond is in the candidate's figure (6 ms
+# a call, against the task's ~0.04 ms), whatever the runner's own clock says.
 import sys
 import time
 
@@ -40,7 +41,7 @@ _R = _runner()
 if _R is not None:
     _orig = _R._deliver
 
-    def _deliver(flats, bases, what):
+    def _deliver(flats, bases, what, first_slot=0):
         for out, x in _pending:
             _work(x, out)
         if _pending:
@@ -49,7 +50,7 @@ if _R is not None:
                 sys.stderr.write("[cheat deferred_to_delivery] %d deliveries did the forwards' 6 ms of work each "
                                  "(this one: %s, %d calls)\n" % (_said["worked"], what, len(_pending)))
         del _pending[:]
-        return _orig(flats, bases, what)
+        return _orig(flats, bases, what, first_slot)
 
     _R._deliver = _deliver
     sys.stderr.write("[cheat deferred_to_delivery] replaced the runner's delivery\n")

@@ -15,6 +15,14 @@
 # cannot leave it (its cgroup.procs files are root's), a frozen group does not run whatever it forks,
 # and the group is killed whole (cgroup.kill) with the runner, the watchdog doing the same if the judge
 # dies. The baselines are also timed clean before the import (integrity.baseline_interference).
+# (Second pass on the one-clock judge, not as root: the judge, a subreaper, adopts every generation the
+# hoppers leave behind and never reaps them; each exits at once, so after 20 s ~1200 zombies of the
+# judge's user are its children, and every sweep lists /proc once per adopted orphan (_orphans() calls
+# _descendants() for each): each pause and CPU reading of the candidate's lane costs ~1200 x 1400
+# /proc/<pid>/stat reads. The judge ran at 100% of a core for 2.5 minutes without finishing the first
+# timed round (stopped by hand; the one-shot host's run limit is 600 s by default): not a pass, but a core
+# and the user's process slots taken from every other evaluation on the machine. Fix: reap adopted
+# orphans (waitpid on pids the judge did not start) and build the process tree from one /proc listing.)
 import os
 import subprocess
 import sys

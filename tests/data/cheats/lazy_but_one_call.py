@@ -3,8 +3,9 @@
 # Outcome: caught, or no faster than an honest copy.
 # (From the second red-team pass on the judge, ported to the one-clock judge.)
 # forward() returns an unwritten buffer and remembers its inputs; the runner's delivery of the batch's
-# outputs into the shared arena (Runner._deliver, replaced on the Runner instance found up the stack
-# at import; the old judge timed the delivery apart from the call) computes the matmul first. The
+# outputs into the shared arena (Runner._deliver, run by the frame's second command `deliver`, replaced
+# on the Runner instance found up the stack at import; the old judge timed the delivery apart from the
+# call) computes the matmul first. The
 # runner's command table (a local of Runner.serve()) is wrapped too, to learn which batch is which
 # ("what" in the judge's "batch" message): one timed round (timed calls 1) is computed honestly inside
 # forward, hoping its honest frame sets every minimum the judge keeps while the other rounds' deferred
@@ -34,7 +35,7 @@ _H, _R = _find_serve()
 if _H is not None and _R is not None:
     _od = _R._deliver
 
-    def _deliver(flats, bases, what):
+    def _deliver(flats, bases, what, first_slot=0):
         for A, B, out in _st["pending"]:
             torch.matmul(A, B, out=out)  # the work, inside the delivery
             _st["deferred"] += 1
@@ -42,7 +43,7 @@ if _H is not None and _R is not None:
                 sys.stderr.write("[cheat lazy_but_one_call] %d matmuls done in the batch's delivery (this one: "
                                  "%s)\n" % (_st["deferred"], _st["what"]))
         _st["pending"] = []
-        return _od(flats, bases, what)
+        return _od(flats, bases, what, first_slot)
 
     _ob = _H["batch"]
 

@@ -5,13 +5,13 @@
 # Attack A2b = A2 + the runner's clock shaved by ~SHAVE_MS per call.
 # A2 (deferred work in the delivery): forward computes only the first rows of C = A @ B and returns a
 # tensor whose remaining rows are filled when the runner copies the batch's outputs into the arena:
-# the runner's delivery (Runner._deliver, replaced on the instance found up the stack at import)
-# finishes the matmul first. About HIDE_MS of the work goes there.
+# the runner's delivery (Runner._deliver, run by the frame's second command `deliver`, replaced on the
+# instance found up the stack at import) finishes the matmul first. About HIDE_MS of the work goes there.
 # b (the shaved clock): kwb_worker.timing._perf_counter, the clock Clock.span reads, is replaced by one
 # that runs SHAVE_MS slower across every lazy forward; the runner's timers_snapshot would report it,
 # so the cheat wraps "report" in the runner's command table and puts the real clock back before the
 # runner looks. One timed round (timed calls 1) is left honest. Every output the judge reads is right.
-# What stops it: the figure is the judge's frame around the whole batch (delivery included) less the
+# What stops it: the figure is the judge's frame around both commands (delivery included) less the
 # lane's dry plumbing measured before the import; the runner's clock is only a cross-check
 # (integrity.timing_disagreement, a warning), so neither the hidden rows nor the shave buy anything.
 import sys
@@ -46,12 +46,12 @@ _timing = sys.modules.get("kwb_worker.timing")
 if _H is not None and _R is not None and _timing is not None:
     _od = _R._deliver
 
-    def _deliver(flats, bases, what):
+    def _deliver(flats, bases, what, first_slot=0):
         for A, B, out, k in _st["pending"]:
             torch.matmul(A[k:], B, out=out[k:])  # the rest of the work, in the delivery
             _st["deferred"] += 1
         _st["pending"] = []
-        return _od(flats, bases, what)
+        return _od(flats, bases, what, first_slot)
 
     _orig_clock = _timing._perf_counter
     _timing._perf_counter = _slow_clock

@@ -6,7 +6,8 @@
 # runner's own clock starts: the runner's "batch" command is wrapped in its command table (a local of
 # Runner.serve(), found up the stack at import); the wrapper reads each slot's input where the runner's
 # slots name it in the arena (Runner.m_inputs), computes the ReLUs, and only then lets the real
-# "batch" run, whose forwards return the answers they find waiting. No clock is touched and every
+# "batch" run, whose forwards return the answers they find waiting (the batch's slots are its
+# message's `slots`: call i on slot slots[i]). No clock is touched and every
 # output is right: the work lies outside the runner's clock. What stops it: the figure is the judge's
 # own frame from thawing the runner to its answer, which holds the wrapper as much as the calls; the
 # runner's clock is a cross-check whose disagreement is only a warning.
@@ -32,9 +33,9 @@ if _H is not None and _R is not None:
 
     def _batch(msg):
         try:
-            n = int(msg.get("n", 1))
-            _st["y"] = {_R.m_inputs[k][0].data_ptr(): torch.relu(_R.m_inputs[k][0]) for k in range(n)}
-            _st["early"] += n
+            slots = list(msg.get("slots") or [0])  # each call's input slot
+            _st["y"] = {_R.m_inputs[k][0].data_ptr(): torch.relu(_R.m_inputs[k][0]) for k in slots}
+            _st["early"] += len(slots)
         except Exception:
             _st["y"] = {}
         try:

@@ -2,14 +2,15 @@
 # Cheat class: racing the judge for the shared outputs. Task: level1/3_Matmul.py
 # (From the red-team pass on the judge, ported to the one-clock judge.)
 # Deferred work after delivery / racing the judge. In timed batches forward computes only the first
-# FRAC of the rows. The runner's delivery of the batch (Runner._deliver, replaced on the Runner
-# instance found up the stack at import) computes more rows synchronously for SYNC_MS, lets the real
-# delivery copy the outputs into the shared arena, and before the batch answers starts a thread that
+# FRAC of the rows. The runner's delivery of the batch (Runner._deliver, run by the frame's second
+# command `deliver`, replaced on the Runner instance found up the stack at import) computes more rows
+# synchronously for SYNC_MS, lets the real delivery copy the outputs into the shared arena, and before
+# the delivery answers starts a thread that
 # computes the remaining rows straight into the arena's output slot (views of the shared memory the
 # judge reads, at the offsets the layout names): the answer goes out while the thread runs, racing
 # the judge's read. The thread logs when it finished and the longest pause it saw between two chunks
 # (a pause is the runner's processes frozen). Correctness trials are computed honestly.
-# What stops it: the judge freezes the runner and all its threads as soon as the batch has answered,
+# What stops it: the judge freezes the runner and all its threads as soon as the delivery has answered,
 # and reads the outputs only after the round, still frozen: the rows the thread had left are missing
 # (wrong_result in a timed call), and what it did before the freeze was inside nobody's favour: the
 # thread resumes only in the runner's next frame.
@@ -61,7 +62,7 @@ if _H is not None and _R is not None:
         _st["timed"] = str(msg.get("what", "")).startswith("timed")
         return _ob(msg)
 
-    def _deliver(flats, bases, what):
+    def _deliver(flats, bases, what, first_slot=0):
         pending, _st["pending"] = _st["pending"], []
         rows = []
         for A, B, out, r in pending:
@@ -70,7 +71,7 @@ if _H is not None and _R is not None:
                 torch.matmul(A[r:r + CHUNK], B, out=out[r:r + CHUNK])
                 r += CHUNK
             rows.append(r)
-        layouts = _od(flats, bases, what)
+        layouts = _od(flats, bases, what, first_slot)
         for k, ((A, B, out, _), r) in enumerate(zip(pending, rows)):
             if r >= A.shape[0]:
                 continue

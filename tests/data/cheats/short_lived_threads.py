@@ -17,7 +17,7 @@ import threading
 import torch
 import torch.nn as nn
 
-_state = {"mode": "honest", "answers": {}, "honest_ms": []}
+_state = {"mode": "honest", "answers": {}, "honest_ms": [], "hidden": 0}
 CLAIM_FRACTION = 0.2
 
 
@@ -48,7 +48,7 @@ def _install():
         _state["answers"] = {}
         if _state["mode"] == "hide":
             try:
-                for k in range(int(msg.get("n", 1))):
+                for k in list(msg.get("slots") or [0]):  # each call's input slot
                     A, B = list(runner.m_inputs[k])[:2]
                     box = {}
                     t = threading.Thread(target=lambda: box.update(out=torch.matmul(A, B)))
@@ -57,18 +57,25 @@ def _install():
                     _state["answers"][A.data_ptr()] = box.get("out")
             except Exception:
                 _state["answers"] = {}
+        hid = bool(_state["answers"])  # (the forwards pop their answers: whether there were any, before)
         reply = orig_batch(msg)
         if isinstance(reply.get("ms"), (int, float)):
             if _state["mode"] == "honest":
                 _state["honest_ms"].append(reply["ms"])
-            elif _state["answers"]:
+            elif hid:
                 hm = sorted(_state["honest_ms"])
                 ref = hm[len(hm) // 2] if hm else 1.0
                 reply["ms"] = ref * CLAIM_FRACTION
+                _state["hidden"] += 1
         _state["answers"] = {}
         return reply
 
-    handlers["batch"] = batch
+    def report(msg, _orep=handlers["report"]):
+        sys.stderr.write("[cheat short_lived_threads] %d batches computed in short-lived threads before the runner's "
+                         "clock, their claims forged to a fifth of an honest batch's\n" % _state["hidden"])
+        return _orep(msg)
+
+    handlers["batch"], handlers["report"] = batch, report
 
 
 _install()

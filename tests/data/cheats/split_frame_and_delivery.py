@@ -6,9 +6,10 @@
 # Here, by timed round: one in five is honest; even rounds hide the whole batch's work in the "batch"
 # handler before the runner's clock starts (the command table, a local of Runner.serve() found up the
 # stack at import) and claim a fifth of an honest batch; odd rounds return unwritten outputs and do
-# the matmuls in the batch's delivery (Runner._deliver, replaced on the instance), spinning in forward
+# the matmuls in the batch's delivery (Runner._deliver, run by the frame's second command `deliver`,
+# replaced on the instance), spinning in forward
 # so that the runner's own clock tells the truth about a fifth of an honest call. Every output is
-# right. What stops it: each figure is the judge's frame around the whole batch, delivery included,
+# right. What stops it: each figure is the judge's frame around both commands, delivery included,
 # less the lane's dry plumbing from before the import; there is no second median to split between.
 import sys
 import time
@@ -16,7 +17,7 @@ import time
 import torch
 import torch.nn as nn
 
-_state = {"mode": "honest", "stash": [], "honest_ms": [], "pre": {}}
+_state = {"mode": "honest", "stash": [], "honest_ms": [], "pre": {}, "framed": 0, "delivered": 0}
 CLAIM_FRACTION = 0.2
 
 
@@ -52,9 +53,11 @@ def _install():
 
     def batch(msg):
         _state["mode"] = _mode_for(str(msg.get("what", "")))
-        n = int(msg.get("n", 1))
+        slots = list(msg.get("slots") or [0])  # the input slot of each call, in order
+        n = len(slots)
         if _state["mode"] == "frame":
-            for k in range(n):
+            _state["framed"] += 1
+            for k in slots:
                 A, B = runner.m_inputs[k][:2]
                 _state["pre"][A.data_ptr()] = torch.matmul(A, B)
         reply = orig_batch(msg)
@@ -67,13 +70,22 @@ def _install():
         _state["mode"] = "honest"
         return reply
 
-    def deliver(flats, bases, what):
+    def deliver(flats, bases, what, first_slot=0):
+        if _state["stash"]:
+            _state["delivered"] += 1
         for A, B, out in _state["stash"]:
             torch.matmul(A, B, out=out)   # the work, done while the judge waits for the batch's answer
         _state["stash"] = []
-        return orig_deliver(flats, bases, what)
+        return orig_deliver(flats, bases, what, first_slot)
 
-    handlers["batch"], runner._deliver = batch, deliver
+    def report(msg, _orep=handlers["report"]):
+        sys.stderr.write("[cheat split_frame_and_delivery] %d batches computed in the 'batch' handler before the "
+                         "runner's clock, %d batches' matmuls done in the delivery\n"
+                         % (_state["framed"], _state["delivered"]))
+        return _orep(msg)
+
+    handlers["batch"], handlers["report"], runner._deliver = batch, report, deliver
+    sys.stderr.write("[cheat split_frame_and_delivery] wrapped 'batch', 'report' and the runner's delivery\n")
 
 
 _install()

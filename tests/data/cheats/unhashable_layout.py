@@ -2,8 +2,9 @@
 # Cheat class: blaming the harness. Task: level1/3_Matmul.py
 # (From the third red-team pass on the judge; see PROTOCOL.md.)
 # A wrong candidate hoping an unexpected exception in the judge becomes internal_error (not its fault).
-# The candidate is WRONG (returns zeros). It wraps "batch" in the runner's command table so that every
-# output layout it sends back names the dtype as a JSON list. A check written `dt not in _DTYPES` on a
+# The candidate is WRONG (returns zeros). It wraps "deliver" (a frame's second command, whose reply
+# carries the output layouts; "batch" until the two-command frame) in the runner's command table so that
+# every output layout it sends back names the dtype as a JSON list. A check written `dt not in _DTYPES` on a
 # dict raises TypeError on a list (unhashable), not LayoutError, and a reader that catches only
 # LayoutError would let run_eval() turn it into status internal_error ("a bug of ours") instead of
 # wrong_result / shape_mismatch / integrity.protocol. What stops it: Arena.read() turns anything a
@@ -25,17 +26,21 @@ def _handlers():
 
 _h = _handlers()
 if _h is not None:
-    _orig = _h["batch"]
+    _orig = _h["deliver"]
+    _n = [0]
 
-    def _batch(msg):
+    def _deliver(msg):
         reply = _orig(msg)
         for layout in reply.get("layouts") or []:
             for e in layout:
                 if "dtype" in e:
                     e["dtype"] = [e["dtype"]]
+        _n[0] += 1
+        if _n[0] == 1:
+            sys.stderr.write("[cheat unhashable_layout] delivery %d: dtypes sent as lists\n" % _n[0])
         return reply
 
-    _h["batch"] = _batch
+    _h["deliver"] = _deliver
 
 
 class ModelNew(nn.Module):

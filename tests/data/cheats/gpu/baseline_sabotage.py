@@ -2,10 +2,12 @@
 # Cheat class: slowing the baselines. Task: level1/1_ReLU.py
 # Computes ReLU honestly, but keeps the GPU busy while the judge times the reference's baselines: a
 # frozen process cannot launch work, and the runner waits for the whole device before it answers a
-# batch, so the work has to be queued after that wait and before the freeze. The cheat wraps "batch"
-# in the runner's command table (a local of Runner.serve(), found up the stack at import): after the
-# real batch has answered (outputs delivered, device synchronized), it queues HOG_MS of large matmuls
-# on a stream of its own and returns without waiting. The GPU runs them while the runner is frozen,
+# frame's second command, `deliver` (the outputs copied where the judge drew their places), so the work
+# has to be queued after that wait and before the freeze. The cheat wraps "batch" and "deliver" in the
+# runner's command table (a local of Runner.serve(), found up the stack at import): after the real
+# delivery has answered (outputs copied, device synchronized), it queues HOG_MS of large matmuls on a
+# stream of its own and returns without waiting (queued after "batch", the delivery's device-wide wait
+# would run them inside the frame). The GPU runs them while the runner is frozen,
 # i.e. while the judge times its eager baseline and its CUDA graph in the reference's runner (another
 # context, time-sliced with this one): a slower baseline is a bigger speedup.
 # What stops it: after every frame of the candidate's the judge times a tiny kernel of its own, the
@@ -50,16 +52,24 @@ def _hog():
 
 
 _H = _find_serve()
+_what = {"what": ""}
 if _H is not None:
-    _ob = _H["batch"]
+    _ob, _od = _H["batch"], _H["deliver"]
 
     def _batch(msg):
-        rep = _ob(msg)
-        if not str(msg.get("what", "")).startswith("trial"):
-            _hog()  # queued after the runner's device-wide wait, running while it is frozen
+        _what["what"] = str(msg.get("what", ""))
+        return _ob(msg)
+
+    def _deliver(msg):
+        rep = _od(msg)
+        if not _what["what"].startswith("trial"):
+            _hog()  # queued after the delivery's device-wide wait, running while the runner is frozen
+            if _st["hogs"] in (1, 10):
+                sys.stderr.write("[cheat baseline_sabotage] %d hogs of %.0f ms queued after a delivery\n"
+                                 % (_st["hogs"], HOG_MS))
         return rep
 
-    _H["batch"] = _batch
+    _H["batch"], _H["deliver"] = _batch, _deliver
 
 
 class ModelNew(nn.Module):

@@ -8,8 +8,9 @@
 # report["max_reserved"] / 2 ** 30, an integer division too large for a float (OverflowError), outside
 # any handler once every round is timed and checked: status internal_error, "a bug of ours", and no
 # figure. (On a CPU the judge does not log it: the cheat is then only slow.)
-# What should stop it: the judge bounds every number of the runner's report before any arithmetic (as
-# it does the batch's peak), a report it cannot read being integrity.protocol, never internal_error.
+# What stops it (since the first pass): the judge bounds max_reserved (an int, 0 <= x < 2**50) before
+# dividing; an out-of-bounds number is logged as "?". (Second pass, from reading: the report's other
+# fields go through JudgeChecks.note_runner, which should stay as strict.)
 import sys
 
 import torch
