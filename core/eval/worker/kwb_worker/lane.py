@@ -9,7 +9,8 @@ the candidate (the candidate's lane). A frame is:
   GPU: L2 flushed, the device waited for                     (outside the frame)
   t0 = the judge's wall clock
      the runner thawed; it makes n calls back to back, each on its own fresh input set, waits for the
-     device, copies every call's outputs into the arena, and answers
+     device, and answers; the judge overwrites the inputs of one slot, drawn now; the runner copies every
+     call's outputs into the arena, to places drawn now, and answers
   t1 = the judge's wall clock                                (the frame: t1 - t0)
   the runner stopped again                                   (outside the frame)
 
@@ -30,6 +31,7 @@ from .runnerclient import RunnerGone
 
 
 PLACES = 64  # where a call's outputs may go: at least this many places (slot and shift), drawn after the calls
+CLOBBER = 0.5  # what a clobbered input slot holds during the delivery (Lane.frame)
 _sysrand = random.SystemRandom()
 
 
@@ -52,11 +54,12 @@ class Frame:
     of its allocator's peak (-1: not asked), `cpu_stopped` the lane's CPU time (ms) since its previous frame
     ended, all of it while stopped (None: not read)."""
 
-    __slots__ = ("ms", "claim", "layouts", "peak", "cpu_stopped", "bases", "ends")
+    __slots__ = ("ms", "claim", "layouts", "peak", "cpu_stopped", "bases", "ends", "clobbered")
 
-    def __init__(self, ms, claim, layouts, peak, cpu_stopped, bases, ends):
+    def __init__(self, ms, claim, layouts, peak, cpu_stopped, bases, ends, clobbered=None):
         self.ms, self.claim, self.layouts, self.peak, self.cpu_stopped = ms, claim, layouts, peak, cpu_stopped
         self.bases, self.ends = bases, ends  # where each call's outputs were to go, and where its slot ends
+        self.clobbered = clobbered  # the input slot overwritten between the calls and the delivery (None: none)
 
 
 class Lane:
@@ -120,6 +123,9 @@ class Lane:
                 j.checks.note_protocol(e.why)
             raise Failure("crash", e.why + " while %s" % (j.ctx.phase or "starting"))
         if not isinstance(reply, dict) or not (reply.get("ok") is True or isinstance(reply.get("fail"), dict)):
+            if self.trusted and j.ref_reachable:
+                raise Failure("crash", "the reference's runner answered %r with something that is not a reply after "
+                                       "the candidate was imported" % msg.get("cmd"))
             if self.trusted:
                 raise Failure("internal_error", "the reference's process answered %r with %s" % (msg.get("cmd"),
                                                                                               str(reply)[:200]))
@@ -128,6 +134,12 @@ class Lane:
                           % msg.get("cmd"))
         if "fail" in reply:
             st, why = reply["fail"].get("status"), reply["fail"].get("reason")
+            if self.trusted and j.ref_reachable:
+                # Not as root the candidate's process could have made it fail (a signal: a KeyboardInterrupt
+                # inside a frame, interrupt_the_reference.py), as it could have killed it.
+                raise Failure("crash", "the reference's runner failed after the candidate was imported (%s); the "
+                                       "candidate's process runs as the judge's user and could reach it"
+                              % str(why)[:200])
             if self.trusted:
                 if st == "out_of_memory" or (isinstance(why, str) and "out of memory" in why):
                     raise Failure("harness_out_of_memory", "the task's own code ran out of memory in the reference's "
@@ -224,12 +236,17 @@ class Lane:
 
     # ---- the frame -------------------------------------------------------------------------------------------
     def frame(self, n, what, phase, seed, mode="model", out_set=0, reseed=False, check_side=False, peak=False,
-              dry_out=None, cpu=False, slots=None):
+              dry_out=None, cpu=False, slots=None, clobber=False):
         """One timed batch of n calls (on input slots `slots`, default 0..n-1; see the module's docstring): the
         calls, then the delivery of their outputs to places drawn now that the calls are done (a slot of output
         set `out_set` and a shift in it: no output can have been computed where it will be read, so its copy,
         which the plumbing holds too, cannot be skipped). `cpu`: read the lane's CPU time at both ends (outside
-        the frame, the runner stopped)."""
+        the frame, the runner stopped). `clobber`: between the batch's answer and the delivery, the judge
+        overwrites the floating-point inputs of one of the batch's slots, drawn now: an output is due when the
+        batch answers, and one computed later, in the delivery, from inputs read then (straight into the drawn
+        place, saving the copy the plumbing is charged: deliver_in_place.py) comes out wrong in the checked
+        rounds. Every frame of a round does the same (a slot's worth of writes, in the frame, plumbing alike);
+        that slot's inputs are no longer the set's (Frame.clobbered: the caller writes them again)."""
         slots = list(range(n)) if slots is None else list(slots)
         self.pause()
         if self.trusted and self.m_judge.ref_reachable:
@@ -253,17 +270,32 @@ class Lane:
         places = _sysrand.sample(range(self.slots), len(slots))
         bases = [self.out_base(out_set, k) + _sysrand.randrange(self.shifts) * ALIGN for k in places]
         ends = [self.arena.size if self.shared_io else self.out_base(out_set, k) + self.out_slot for k in places]
+        victim, views = None, []
+        if clobber and not self.shared_io:
+            victim = slots[_sysrand.randrange(len(slots))]
+            views = [v for v in self.arena.read(self.m_layouts[victim])
+                     if hasattr(v, "is_floating_point") and (v.is_floating_point() or v.is_complex())]
         collecting = gc.isenabled()
         gc.disable()  # a collection of the judge's objects is no part of anyone's frame
         try:
             t0 = time.perf_counter()
             reply = self.ask(msg)
+            if views:
+                for v in views:
+                    v.fill_(CLOBBER)
+                if self.cuda:
+                    timing._synchronize()
             delivered = self.ask({"cmd": "deliver", "bases": bases})
             t1 = time.perf_counter()
         finally:
             if collecting:
                 gc.enable()
         self.pause()
+        if not self.trusted:
+            why = self.runner.widened()
+            if why:
+                self.m_judge.checks.note_protocol(why)
+                raise Failure("crash", "the candidate's process left the CPUs the judge gave it: " + why)
         if cpu:
             self.m_lastCpu = self.runner.cpu_ms()
         claim = reply.get("ms")
@@ -288,4 +320,4 @@ class Lane:
             p = int(p) if isinstance(p, (int, float)) and not isinstance(p, bool) and 0 <= p < 2 ** 50 else -1
         except (OverflowError, ValueError):
             p = -1
-        return Frame((t1 - t0) * 1000.0, float(claim), layouts, p, cpu_stopped, bases, ends)
+        return Frame((t1 - t0) * 1000.0, float(claim), layouts, p, cpu_stopped, bases, ends, victim)

@@ -20,6 +20,7 @@ a flag. A candidate that patches this module changes only what the judge will ch
 """
 import gc
 import os
+import signal
 import sys
 import threading
 import traceback
@@ -459,6 +460,9 @@ def main(fd):
         from .runnerclient import protect_judge
 
         protect_judge()
+        # Nor interrupt it: a SIGINT inside a command would be a KeyboardInterrupt answered as a failure of the
+        # task's own code (interrupt_the_reference.py; the judge also blames such a failure on the candidate).
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
     cuda = False
     try:
         cuda = bool(torch.cuda.is_available())

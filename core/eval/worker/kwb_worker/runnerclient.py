@@ -152,9 +152,12 @@ STOPPER_LIMIT_S = 5.0
 # host's way of cancelling, does not reach it), it waits for the end of a pipe only the judge holds. When
 # the judge is gone, however it went (SIGKILL, its host's death, a crash) or when it is done, it kills
 # what the candidate left: the cgroup whole, every process of the candidate's user id, the runner, and
-# the user id's files in the shared folders. Arguments: cgroup path or "-", uid or "-", runner pid.
+# the user id's files in the shared folders. It makes itself undumpable before anything else: not as root it
+# runs as the candidate's user, which could otherwise ptrace it (hijack_the_watchdog.py). Arguments: cgroup
+# path or "-", uid or "-", runner pid.
 _WATCHDOG = r"""
-import os, shutil, signal, sys, time
+import ctypes, os, shutil, signal, sys, time
+ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # undumpable first: a candidate of the judge's user cannot ptrace it
 cg, uid, pid, born = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 signal.signal(signal.SIGTERM, signal.SIG_IGN)
 signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -354,7 +357,7 @@ class RunnerClient:
         self.m_proc = subprocess.Popen(
             [self.m_python, "-u", SCRIPT, "runner", "--fd", str(theirs.fileno())],
             stdin=subprocess.DEVNULL, stdout=2, stderr=2, close_fds=True, pass_fds=(theirs.fileno(),),
-            env=env, cwd=self.m_home, preexec_fn=child)
+            env=env, cwd=self.m_home, preexec_fn=child, start_new_session=True)
         theirs.close()
         _KNOWN.add(self.m_proc.pid)
         subreaper()
@@ -398,8 +401,9 @@ class RunnerClient:
             return self.m_info
 
     def tampered(self):
-        """What another process of the judge's user changed of this runner (its threads' priority, its CPUs); a
-        description, or "" (the reference's runner, where the candidate's process runs as the judge's user)."""
+        """What another process of the judge's user changed of this runner (its session's priority, its threads'
+        priority, scheduling policy and CPUs); a description, or "" (the reference's runner, where the
+        candidate's process runs as the judge's user)."""
         if self.m_proc is None:
             return ""
         try:
@@ -407,17 +411,53 @@ class RunnerClient:
         except OSError:
             return ""
         want = set(self.m_cpus) if getattr(self, "m_cpus", None) and getattr(self, "m_pinned", False) else None
+        pid = self.m_proc.pid
+        try:
+            # A session of its own (start()), whose autogroup weighs it against other sessions: its nice value
+            # is no thread's (autogroup_the_reference.py).
+            with open("/proc/%d/autogroup" % pid) as f:
+                ag = f.read().split()
+            if "nice" in ag and int(ag[ag.index("nice") + 1]) != 0:
+                return "the reference's runner's session (autogroup) has priority %s (nice), not 0" % ag[ag.index("nice") + 1]
+        except (OSError, ValueError, IndexError):
+            pass
+        policy0, nice0 = os.sched_getscheduler(0), os.getpriority(os.PRIO_PROCESS, 0)  # the judge's own, inherited
         for tid in tids:
             try:
-                with open("/proc/%d/task/%d/stat" % (self.m_proc.pid, tid)) as f:
+                policy = os.sched_getscheduler(tid)
+                if policy != policy0:
+                    return "thread %d of the reference's runner has scheduling policy %d, not the judge's %d" % (
+                        tid, policy, policy0)
+                with open("/proc/%d/task/%d/stat" % (pid, tid)) as f:
                     nice = int(f.read().rsplit(")", 1)[1].split()[16])
-                if nice != 0:
-                    return "thread %d of the reference's runner has priority %d (nice), not 0" % (tid, nice)
+                if nice != nice0:
+                    return "thread %d of the reference's runner has priority %d (nice), not the judge's %d" % (
+                        tid, nice, nice0)
                 if want is not None and set(os.sched_getaffinity(tid)) != want:
                     return "thread %d of the reference's runner was moved to CPUs %s" % (
                         tid, sorted(os.sched_getaffinity(tid)))
             except (OSError, IndexError, ValueError):
                 continue
+        return ""
+
+    def widened(self):
+        """A thread of this runner on CPUs beyond those it was pinned to (sched_setaffinity on one's own threads
+        needs no privilege: widen_own_cpus.py); a description, or ""."""
+        if not getattr(self, "m_cpus", None) or not getattr(self, "m_pinned", False) or self.m_proc is None:
+            return ""
+        want = set(self.m_cpus)
+        try:
+            tids = [int(t) for t in os.listdir("/proc/%d/task" % self.m_proc.pid)]
+        except OSError:
+            return ""
+        for tid in tids:
+            try:
+                got = set(os.sched_getaffinity(tid))
+            except OSError:
+                continue
+            if not got <= want:
+                return "thread %d of the candidate's runner moved itself to CPUs %s (pinned to %s)" % (
+                    tid, sorted(got), sorted(want))
         return ""
 
     def pin(self, on=True):
@@ -526,8 +566,11 @@ class RunnerClient:
             ms = self.m_freezer.cpu_ms()
             if ms is not None:
                 return ms
-        pids = self.m_freezer.pids() if self.m_freezer is not None else \
-            [self.m_proc.pid] + _descendants(self.m_proc.pid) + _orphans()
+        if self.m_freezer is not None:
+            pids = self.m_freezer.pids()
+        else:
+            tree = _process_tree()
+            pids = [self.m_proc.pid] + _below(tree[0], self.m_proc.pid) + _orphans(tree)
         total, seen = 0.0, False
         for pid in pids:
             try:
@@ -627,7 +670,8 @@ def _sweep(root, sig, passes=20, orphans=False):
     signalled."""
     done = set()
     for _ in range(passes):
-        new = [p for p in _descendants(root) + (_orphans() if orphans else []) if p not in done]
+        tree = _process_tree()  # one reading of /proc a pass
+        new = [p for p in _below(tree[0], root) + (_orphans(tree) if orphans else []) if p not in done]
         if not new:
             break
         for pid in new:
@@ -646,20 +690,30 @@ def subreaper():
     return _prctl(PR_SET_CHILD_SUBREAPER, 1)
 
 
-def _orphans():
-    """Children of the judge it did not start, and their descendants (see subreaper)."""
+def _orphans(tree=None):
+    """Children of the judge it did not start, and their descendants (see subreaper). Those that have exited are
+    reaped here: not as root the judge is their only parent, and unreaped they would pile up (escape_the_stop.py
+    left ~1200, each a /proc entry every later sweep reads)."""
     me = os.getpid()
+    children, zombies = tree or _process_tree()
     out = []
-    for pid in _descendants(me, direct=True):
-        if pid not in _KNOWN:
-            out.append(pid)
-            out.extend(_descendants(pid))
+    for pid in children.get(me, []):
+        if pid in _KNOWN:
+            continue
+        if pid in zombies:
+            try:
+                os.waitpid(pid, os.WNOHANG)
+            except OSError:
+                pass
+            continue
+        out.append(pid)
+        out.extend(_below(children, pid))
     return out
 
 
-def _descendants(root, direct=False):
-    """Every process started by `root`, directly or not (parent links read from /proc)."""
-    children = {}
+def _process_tree():
+    """One reading of /proc: {parent: [children]} and the set of zombies."""
+    children, zombies = {}, set()
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
@@ -669,8 +723,12 @@ def _descendants(root, direct=False):
         except (OSError, IndexError):
             continue
         children.setdefault(int(fields[1]), []).append(int(name))
-    if direct:
-        return list(children.get(root, []))
+        if fields[0] == "Z":
+            zombies.add(int(name))
+    return children, zombies
+
+
+def _below(children, root):
     found, todo = [], list(children.get(root, []))
     while todo:
         pid = todo.pop()
