@@ -106,6 +106,13 @@ class Lane:
         return (0, self.arena.size) if self.shared_io else (self.slots * self.in_slot, self.arena.size)
 
     # ---- talking to the runner ---------------------------------------------------------------------------
+    @staticmethod
+    def _reached(what):
+        """The reference's lane, once the candidate is imported and runs as the judge's user: it could signal, kill
+        or stop the reference's runner, so whatever goes wrong there is the candidate's crash."""
+        return Failure("crash", "the reference's runner %s after the candidate was imported; the candidate's process "
+                                "runs as the judge's user and could reach it" % what)
+
     def ask(self, msg, fds=()):
         """One command to the runner; a failure is the candidate's status on its lane, the harness's on the
         reference's."""
@@ -115,8 +122,7 @@ class Lane:
             reply = self.runner.request(msg, fds)
         except RunnerGone as e:
             if self.trusted and j.ref_reachable:
-                raise Failure("crash", "the reference's runner died after the candidate was imported (%s); the "
-                                       "candidate's process runs as the judge's user and could kill it" % e.why)
+                raise self._reached("died (%s)" % e.why)
             if self.trusted:
                 raise Failure("internal_error", "the reference's process died running the task's own code: " + e.why)
             if getattr(e, "protocol", False):
@@ -124,8 +130,7 @@ class Lane:
             raise Failure("crash", e.why + " while %s" % (j.ctx.phase or "starting"))
         if not isinstance(reply, dict) or not (reply.get("ok") is True or isinstance(reply.get("fail"), dict)):
             if self.trusted and j.ref_reachable:
-                raise Failure("crash", "the reference's runner answered %r with something that is not a reply after "
-                                       "the candidate was imported" % msg.get("cmd"))
+                raise self._reached("answered %r with something that is not a reply" % msg.get("cmd"))
             if self.trusted:
                 raise Failure("internal_error", "the reference's process answered %r with %s" % (msg.get("cmd"),
                                                                                               str(reply)[:200]))
@@ -134,12 +139,8 @@ class Lane:
                           % msg.get("cmd"))
         if "fail" in reply:
             st, why = reply["fail"].get("status"), reply["fail"].get("reason")
-            if self.trusted and j.ref_reachable:
-                # Not as root the candidate's process could have made it fail (a signal: a KeyboardInterrupt
-                # inside a frame, interrupt_the_reference.py), as it could have killed it.
-                raise Failure("crash", "the reference's runner failed after the candidate was imported (%s); the "
-                                       "candidate's process runs as the judge's user and could reach it"
-                              % str(why)[:200])
+            if self.trusted and j.ref_reachable:  # e.g. a SIGINT inside a frame (interrupt_the_reference.py)
+                raise self._reached("failed (%s)" % str(why)[:200])
             if self.trusted:
                 if st == "out_of_memory" or (isinstance(why, str) and "out of memory" in why):
                     raise Failure("harness_out_of_memory", "the task's own code ran out of memory in the reference's "
@@ -164,8 +165,7 @@ class Lane:
             step()
         except RunnerGone as e:
             if self.trusted and self.m_judge.ref_reachable:
-                raise Failure("crash", "the reference's runner could not be stopped or continued after the candidate "
-                                       "was imported (%s)" % e.why)
+                raise self._reached("could not be stopped or continued (%s)" % e.why)
             if self.trusted:
                 raise Failure("internal_error", "the reference's process could not be stopped: " + e.why)
             self.m_judge.checks.note_protocol(e.why)

@@ -400,15 +400,21 @@ class RunnerClient:
             self.m_info = self._recv(limit)
             return self.m_info
 
+    def _threads(self):
+        """The runner process's thread ids ([] when it is gone or was never started)."""
+        if self.m_proc is None:
+            return []
+        try:
+            return [int(t) for t in os.listdir("/proc/%d/task" % self.m_proc.pid)]
+        except OSError:
+            return []
+
     def tampered(self):
         """What another process of the judge's user changed of this runner (its session's priority, its threads'
         priority, scheduling policy and CPUs); a description, or "" (the reference's runner, where the
         candidate's process runs as the judge's user)."""
-        if self.m_proc is None:
-            return ""
-        try:
-            tids = [int(t) for t in os.listdir("/proc/%d/task" % self.m_proc.pid)]
-        except OSError:
+        tids = self._threads()
+        if not tids:
             return ""
         want = set(self.m_cpus) if getattr(self, "m_cpus", None) and getattr(self, "m_pinned", False) else None
         pid = self.m_proc.pid
@@ -443,14 +449,10 @@ class RunnerClient:
     def widened(self):
         """A thread of this runner on CPUs beyond those it was pinned to (sched_setaffinity on one's own threads
         needs no privilege: widen_own_cpus.py); a description, or ""."""
-        if not getattr(self, "m_cpus", None) or not getattr(self, "m_pinned", False) or self.m_proc is None:
+        if not getattr(self, "m_cpus", None) or not getattr(self, "m_pinned", False):
             return ""
         want = set(self.m_cpus)
-        try:
-            tids = [int(t) for t in os.listdir("/proc/%d/task" % self.m_proc.pid)]
-        except OSError:
-            return ""
-        for tid in tids:
+        for tid in self._threads():
             try:
                 got = set(os.sched_getaffinity(tid))
             except OSError:
@@ -466,11 +468,10 @@ class RunnerClient:
         or waiting for a command."""
         if not getattr(self, "m_cpus", None) or self.m_proc is None:
             return
-        try:
-            cpus = self.m_cpus if on else os.sched_getaffinity(0)
-            tids = [int(t) for t in os.listdir("/proc/%d/task" % self.m_proc.pid)]
-        except OSError:
+        tids = self._threads()
+        if not tids:
             return
+        cpus = self.m_cpus if on else os.sched_getaffinity(0)
         self.m_pinned = on
         for tid in tids:
             try:
