@@ -400,12 +400,24 @@ class RunnerClient:
             self.m_info = self._recv(limit)
             return self.m_info
 
-    def _threads(self):
-        """The runner process's thread ids ([] when it is gone or was never started)."""
+    def _processes(self):
+        """Every process of the candidate's: its cgroup's, else the runner, its descendants and the orphans they
+        left (the judge is their subreaper)."""
         if self.m_proc is None:
             return []
+        if self.m_freezer is not None:
+            return self.m_freezer.pids()
+        tree = _process_tree()
+        return [self.m_proc.pid] + _below(tree[0], self.m_proc.pid) + _orphans(tree)
+
+    def _threads(self, pid=None):
+        """A process's thread ids, the runner's by default ([] when it is gone or was never started)."""
+        if pid is None:
+            if self.m_proc is None:
+                return []
+            pid = self.m_proc.pid
         try:
-            return [int(t) for t in os.listdir("/proc/%d/task" % self.m_proc.pid)]
+            return [int(t) for t in os.listdir("/proc/%d/task" % pid)]
         except OSError:
             return []
 
@@ -447,19 +459,21 @@ class RunnerClient:
         return ""
 
     def widened(self):
-        """A thread of this runner on CPUs beyond those it was pinned to (sched_setaffinity on one's own threads
-        needs no privilege: widen_own_cpus.py); a description, or ""."""
+        """A thread of the candidate's processes on CPUs beyond those the runner was pinned to (sched_setaffinity on
+        one's own threads needs no privilege: widen_own_cpus.py, or a forked helper on another core); a
+        description, or ""."""
         if not getattr(self, "m_cpus", None) or not getattr(self, "m_pinned", False):
             return ""
         want = set(self.m_cpus)
-        for tid in self._threads():
-            try:
-                got = set(os.sched_getaffinity(tid))
-            except OSError:
-                continue
-            if not got <= want:
-                return "thread %d of the candidate's runner moved itself to CPUs %s (pinned to %s)" % (
-                    tid, sorted(got), sorted(want))
+        for pid in self._processes():
+            for tid in self._threads(pid):
+                try:
+                    got = set(os.sched_getaffinity(tid))
+                except OSError:
+                    continue
+                if not got <= want:
+                    return "thread %d of the candidate's process %d moved itself to CPUs %s (pinned to %s)" % (
+                        tid, pid, sorted(got), sorted(want))
         return ""
 
     def pin(self, on=True):
@@ -567,13 +581,8 @@ class RunnerClient:
             ms = self.m_freezer.cpu_ms()
             if ms is not None:
                 return ms
-        if self.m_freezer is not None:
-            pids = self.m_freezer.pids()
-        else:
-            tree = _process_tree()
-            pids = [self.m_proc.pid] + _below(tree[0], self.m_proc.pid) + _orphans(tree)
         total, seen = 0.0, False
-        for pid in pids:
+        for pid in self._processes():
             try:
                 total += time.clock_gettime(_process_cpu_clock(pid)) * 1000.0
                 seen = True
