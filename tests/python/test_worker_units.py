@@ -120,6 +120,31 @@ def test_per_call_figure_is_the_frame_less_the_plumbing():
     assert judge.per_call([1.0], 5.0, 1) == [judge.FLOOR_SHARE * 1.0]
 
 
+def test_the_candidate_lane_carries_the_lanes_offset_measured_before_its_import():
+    # The candidate lane's plumbing is the reference lane's fastest dry frame plus the median of the clean rounds'
+    # paired differences, counted only where 3 of 4 pairs agree in sign and at most a quarter of the plumbing.
+    from types import SimpleNamespace
+
+    from kwb_worker import judge
+
+    def plumbing(dry, dry_cand, timed_dry=()):
+        j = SimpleNamespace(clean={"dry": list(dry), "dry_cand": list(dry_cand)})
+        j.lane_offset = lambda: judge._Judge.lane_offset(j)
+        return judge._Judge.plumbing(j, {"dry": list(timed_dry)})
+
+    dry = [4.0, 4.4, 3.9, 4.2, 4.1, 4.0, 4.3, 4.0]
+    steady = [d + x for d, x in zip(dry, [0.3, 0.2, 0.35, 0.3, -0.05, 0.25, 0.3, 0.3])]
+    assert plumbing(dry, steady) == pytest.approx((3.9, 3.9 + 0.3))
+    assert plumbing(dry, steady, timed_dry=[3.5])[0] == 3.5  # the fastest dry frame of the whole evaluation
+    scattered = [d + x for d, x in zip(dry, [1.5, -1.2, 0.9, -0.8, 1.1, -1.4, 0.7, 0.2])]
+    assert plumbing(dry, scattered) == (3.9, 3.9)  # no consistent offset: none counted
+    far = [d + 3.0 for d in dry]
+    assert plumbing(dry, far) == pytest.approx((3.9, 3.9 + judge.LANE_OFFSET_BOUND * 3.9))
+    assert plumbing(dry[:2], steady[:2]) == (4.0, 4.0)  # too few pairs: none counted
+    faster = [d - 0.2 for d in dry]  # a faster candidate lane is counted too: the figure is fair either way
+    assert plumbing(dry, faster) == pytest.approx((3.9, 3.7))
+
+
 def _cpu_ticks(pid):
     with open("/proc/%d/stat" % pid) as f:
         fields = f.read().rsplit(")", 1)[1].split()
