@@ -18,6 +18,7 @@ goes to --out as a JSON line.
 
 Usage: clock_check.py --out FILE [--runs 10] [--sections tiny,reductions,handwritten]
                       [--kernelbench DIR] [--old-worker DIR/kwb_worker.py] [--budget-s 540] [--device cuda]
+       clock_check.py --replay FILE... [--commit ID]   (the rows and summary of earlier --out files)
 """
 import argparse
 import glob
@@ -48,8 +49,8 @@ def kb_task(kb, level, stem):
 class Check:
     def __init__(self, a):
         self.a = a
-        self.ev = Evaluations(a.device)
-        self.out = open(a.out, "a")
+        self.ev = Evaluations(a.device) if not a.replay else None
+        self.out = open(a.out, "a") if not a.replay else None
         self.tmp = tempfile.mkdtemp(prefix="kwb-clock-")
         self.t0 = time.time()
         self.cases = {}  # name -> list of rows
@@ -63,6 +64,25 @@ class Check:
         if self.over():
             return None
         r = self.ev.evaluate(task, cand, timeout=self.a.task_timeout)
+        self.row(case, r, band, faster)
+        self.out.write(json.dumps(dict(r, _case=case)) + "\n")
+        self.out.flush()
+        return r
+
+    def replay(self, paths):
+        """The rows and summary of earlier runs, from their --out files (no evaluation is made)."""
+        for path in paths:
+            with open(path) as f:
+                for line in f:
+                    r = json.loads(line)
+                    case = r.get("_case", "")
+                    if case.startswith("pre-judge "):
+                        continue
+                    band = (1.05, 1e9) if case.startswith("fused chain") else \
+                        (0.0, 1e9) if case.startswith("handwritten ") else BAND
+                    self.row(case, r, band)
+
+    def row(self, case, r, band, faster=False):
         e, g = speedup(r, "eager"), speedup(r, "graph")
         fl = flags(r)
         k = next((int(w.split()[0]) for w in r.get("reason", "").split("; ") if w.endswith("on fresh inputs")
@@ -73,9 +93,6 @@ class Check:
         print("%-44s %-10s %8.3f %8.3f %6d %6.1f %s" % (case[:44], r["status"], e, g, k, r["_wall"],
                                                        ",".join(fl) or ("" if r["status"] == "ok" else r["reason"][:90])),
               flush=True)
-        self.out.write(json.dumps(dict(r, _case=case)) + "\n")
-        self.out.flush()
-        return r
 
     def section_tiny(self):
         cases = [("relu_correct on 1_ReLU", os.path.join(ROOT, "tasks", "level1", "1_ReLU.py"),
@@ -147,7 +164,8 @@ class Check:
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--out", required=True)
+    ap.add_argument("--out")
+    ap.add_argument("--replay", nargs="+", help="summarise earlier --out files instead of evaluating")
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--sections", default="tiny,reductions,handwritten")
     ap.add_argument("--kernelbench", default=os.path.join(ROOT, ".device", "kb"))
@@ -158,7 +176,12 @@ def main():
     ap.add_argument("--commit", default=None)
     a = ap.parse_args()
     a.commit = a.commit or git_commit()
+    if not a.out and not a.replay:
+        ap.error("--out is required (or --replay FILE...)")
     c = Check(a)
+    if a.replay:
+        c.replay(a.replay)
+        return c.summary()
     try:
         for s in a.sections.split(","):
             getattr(c, "section_" + s)()
