@@ -88,7 +88,8 @@ class Check:
         k = next((int(w.split()[0]) for w in r.get("reason", "").split("; ") if w.endswith("on fresh inputs")
                   and w.split()[0].isdigit()), 1)
         row = {"case": case, "status": r["status"], "eager": e, "graph": g, "flags": fl, "wall": r["_wall"], "K": k,
-               "band": band, "faster": faster, "reason": r.get("reason", "")}
+               "band": band, "faster": faster, "reason": r.get("reason", ""),
+               "start": r.get("_start", float("nan"))}
         self.cases.setdefault(case, []).append(row)
         print("%-44s %-10s %8.3f %8.3f %6d %6.1f %s" % (case[:44], r["status"], e, g, k, r["_wall"],
                                                        ",".join(fl) or ("" if r["status"] == "ok" else r["reason"][:90])),
@@ -155,8 +156,10 @@ class Check:
                 "PASS" if good else "FAIL") + extra)
         walls = [r["wall"] for rows in self.cases.values() for r in rows]
         if walls:
-            print("wall per evaluation: median %.1f s, max %.1f s (%d evaluations)" % (statistics.median(walls),
-                                                                                  max(walls), len(walls)))
+            warm = [r["wall"] - r["start"] for rows in self.cases.values() for r in rows if r["start"] == r["start"]]
+            print("wall per evaluation: median %.1f s, max %.1f s (%d evaluations)%s" % (
+                statistics.median(walls), max(walls), len(walls),
+                "; less the worker's start: median %.1f s" % statistics.median(warm) if warm else ""))
         if self.over():
             print("(budget of %.0f s reached: later runs not made)" % self.a.budget_s)
         return 1 if bad else 0

@@ -90,14 +90,21 @@ class Evaluations:
         req.update(opts)
         worker, self.m_next = self.m_next, None
         t0 = time.time()
+        ready = []
+
+        def seen(ev):  # the worker's "ready": torch imported, its runners started (the product hides this
+            if ev.get("event") == "ready" and not ready:  # behind the LLM's answer: Evaluator::prestart)
+                ready.append(time.time())
+
         try:
-            final, log_tail = run_request(req, timeout, timeout, worker=worker)
+            final, log_tail = run_request(req, timeout, timeout, worker=worker, on_event=seen)
         finally:
             if self.m_prestart:
                 self.m_next = start_worker()
         r = final.get("result") or {"status": "error", "reason": final.get("message", "no result")}
         r.setdefault("runtime_checks", [])
         r["_wall"] = time.time() - t0
+        r["_start"] = (ready[0] - t0) if ready else float("nan")  # of _wall, the worker's start
         r["_log"] = log_tail if isinstance(log_tail, str) else ""
         return r
 

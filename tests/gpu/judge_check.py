@@ -99,7 +99,8 @@ class Check:
         row = {"kind": kind, "name": name, "honest": honest, "clean": clean, "status": r["status"],
                "eager": speedup(r, "eager"), "graph": speedup(r, "graph"), "wall": r["_wall"],
                "ratio": r.get("_ratio", float("nan")), "eval_gib": r.get("_eval_gib", float("nan")),
-               "ref_gib": ref, "flags": flags(r), "reason": r.get("reason", "")}
+               "ref_gib": ref, "flags": flags(r), "reason": r.get("reason", ""),
+               "start": r.get("_start", float("nan"))}
         self.rows.append(row)
         print("%-10s %-40s %-15s %7.2f %7.2f %6.2f %6.1f %6.1f %-7s %s" % (
             kind, name[:40], r["status"], row["eager"], row["graph"], row["ratio"], row["eval_gib"], r["_wall"], verdict,
@@ -198,7 +199,11 @@ class Check:
                 r["name"], r["graph"], r["old_graph"], 100.0 * (r["graph"] / r["old_graph"] - 1.0), r["wall"], r["old_wall"]))
         walls = [r["wall"] for r in rows]
         if walls:
-            print("wall per evaluation: median %.1f s, max %.1f s" % (statistics.median(walls), max(walls)))
+            starts = [r["start"] for r in rows if r.get("start") == r.get("start") and "start" in r]
+            print("wall per evaluation: median %.1f s, max %.1f s%s" % (
+                statistics.median(walls), max(walls), "; less the worker's start (ready %.1f s, median): median %.1f s"
+                % (statistics.median(starts), statistics.median(r["wall"] - r["start"] for r in rows if "start" in r
+                                                                  and r["start"] == r["start"])) if starts else ""))
         if self.over_budget():
             print("(budget of %.0f s reached: later sections not run)" % self.a.budget_s)
         return 0 if len(clean) == len(honest) and len(caught) == len(cheats) else 1
