@@ -6,23 +6,35 @@
 # The chroot lives in $KWB_TRIXIE_ROOT (default build-trixie/root) and is reused when it is complete;
 # a missing or half-made one is rebuilt (measured: debootstrap 40-120 s + apt 75-110 s). The source tree is
 # bind-mounted read-write at /src and built in build-trixie/build, so the host's build folders are
-# untouched. Only what the stage tests is built: the GUI library and the tests that need no PyTorch
-# (torch is not installed in the chroot, to keep the stage short), with -DKWB_REQUIRE_KF6=ON so a
-# missing KF6 fails the stage instead of silently testing the fallback.
+# untouched. Only what the stage tests is built, with -DKWB_REQUIRE_KF6=ON so a missing KF6 fails the
+# stage instead of silently testing the fallback: the GUI library, the GUI executable and the CLI
+# (so every shipped binary, the engine libraries under them included, compiles against Qt 6.8), and
+# the tests of the GUI library (ctest label "ui", tests/ui) that need no PyTorch (torch is not
+# installed in the chroot, to keep the stage short): the KF6 highlight tests, the views and the main
+# window, which show code and Markdown through the KF6 highlighters on this build, and the
+# real-window smoke test under Xvfb. The engine's own tests (tests/core) do not touch KF6 or a
+# widget; the host stage runs them, and the chroot only compiles the engine.
 #
 # Environment: KWB_TRIXIE_ROOT, KWB_DEBIAN_MIRROR, KWB_TRIXIE_JOBS (default: nproc), KWB_TRIXIE_WERROR
 # (default ON: Qt 6.8 deprecations fail the stage),
-# KWB_TRIXIE_CMAKE_ARGS (extra configure arguments), KWB_TRIXIE_EXCLUDE (ctest -E regex of the
+# KWB_TRIXIE_CMAKE_ARGS (extra configure arguments), KWB_TRIXIE_LABEL (ctest -L regex of the tests
+# that run, default ^ui$; empty: every test not excluded), KWB_TRIXIE_EXCLUDE (ctest -E regex of the
 # tests that need PyTorch or the worker; override when tests are renamed).
+#
+# `ci-trixie.sh --prepare` only makes the chroot (debootstrap, apt: mostly network and disk) and
+# exits; packaging/test.sh runs it beside the host build, and the full run then reuses the chroot.
 set -euo pipefail
+prepare_only=0
+if [ "${1:-}" = --prepare ]; then prepare_only=1; fi
 here=$(cd "$(dirname "$0")/.." && pwd)
 root=${KWB_TRIXIE_ROOT:-$here/build-trixie/root}
 mirror=${KWB_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 jobs=${KWB_TRIXIE_JOBS:-$(nproc)}
 werror=${KWB_TRIXIE_WERROR:-ON}
 extra_cmake_args=${KWB_TRIXIE_CMAKE_ARGS:-}
-# Tests that start the Python worker (PyTorch) or the pipeline over it; all others run.
-exclude=${KWB_TRIXIE_EXCLUDE:-'^(python_|pytest_|packaging_)|^tst_eval|^tst_gpulock|^tst_gatedrun|^tst_pipeline_(e2e|replay|gates|resume|cli|real)|^tst_lanepool|^tst_suite_(cli|slurm)|^tst_suiteview'}
+label=${KWB_TRIXIE_LABEL-'^ui$'}
+# Tests that start the Python worker (PyTorch) or the pipeline over it; the others of the label run.
+exclude=${KWB_TRIXIE_EXCLUDE:-'^(python_|pytest_|packaging_)|^tst_eval(uator|limits|security|cli)$|^tst_gpulock|^tst_gatedrun|^tst_pipeline_(e2e|replay|gates|resume|cli|real)|^tst_lanepool|^tst_suite_(cli|slurm)|^tst_suiteview'}
 packages="build-essential cmake ninja-build qt6-base-dev qt6-charts-dev qt6-svg-dev libqscintilla2-qt6-dev
           libkf6syntaxhighlighting-dev libdtl-dev xvfb xauth python3 ca-certificates"
 stamp="$root/var/lib/kwb-ci-packages"   # the package list the chroot was completed with
@@ -75,15 +87,17 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$(echo $packages)" ]; then
     mkdir -p "$root/proc"
     mount_once "$root/proc" -t proc proc
     cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+    # --force-unsafe-io: no fsync per unpacked file; a chroot cut short is made again (see the stamp).
     echo "ci-trixie: apt-get install (this chroot has no or other packages)"
     chroot "$root" /usr/bin/env DEBIAN_FRONTEND=noninteractive bash -c \
-        "apt-get update -qq && apt-get install -y -qq --no-install-recommends $(echo $packages) && apt-get clean" \
+        "apt-get update -qq && apt-get install -y -qq --no-install-recommends -o Dpkg::Options::=--force-unsafe-io $(echo $packages) && apt-get clean" \
         >"$root.apt.log" 2>&1 || { tail -20 "$root.apt.log" >&2; exit 77; }
     echo $packages >"$stamp"
     step "apt-get install"
 else
     step "chroot reused"
 fi
+if [ $prepare_only -eq 1 ]; then echo "ci-trixie: chroot ready after $(( $(date +%s) - t0 )) s"; exit 0; fi
 
 # 2. Mounts: /proc (Qt, ctest and ninja read it) and the source tree.
 mkdir -p "$root/proc" "$root/src" "$root/tmp"
@@ -93,9 +107,10 @@ mount_once "$root/src" --bind "$here"
 run() { chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
             QT_QPA_PLATFORM=offscreen bash -euo pipefail -c "cd /src; $1"; }
 
-# 3. Configure. The PyTorch-free configuration: no Python module; KF6 required.
+# 3. Configure. The PyTorch-free configuration: no Python module; KF6 required. A unity build: the
+#    Qt headers parsed once per few sources instead of once per source, the most of a Debug build.
 mkdir -p "$here/build-trixie"
-run "cmake -S . -B build-trixie/build -G Ninja -DCMAKE_BUILD_TYPE=Debug -DKWB_BUILD_PYTHON=OFF -DKWB_WERROR=$werror \
+run "cmake -S . -B build-trixie/build -G Ninja -DCMAKE_BUILD_TYPE=Debug -DKWB_BUILD_PYTHON=OFF -DKWB_WERROR=$werror -DCMAKE_UNITY_BUILD=ON \
          -DKWB_REQUIRE_KF6=ON -DPython_EXECUTABLE=/usr/bin/python3 $extra_cmake_args" >"$here/build-trixie/configure.log" 2>&1 \
     || { tail -40 "$here/build-trixie/configure.log" >&2; exit 1; }
 grep -A1 -E "^ \* KF6SyntaxHighlighting" "$here/build-trixie/configure.log" | head -2 || true
@@ -103,10 +118,13 @@ step "configure"
 
 # 4. Build only the kept tests' executables (ctest -N lists them before anything is built) plus
 #    kwb_ui, so the whole GUI library is compiled against Qt 6.8 + KF6 even where no test links it,
-#    and the GUI executable and the fixture-run writer, which the real-window smoke test (gui_smoke_xvfb) starts.
-tests=$(run "ctest --test-dir build-trixie/build -N -E '$exclude'" | sed -n 's/^ *Test *#[0-9]*: //p')
+#    the GUI executable and the fixture-run writer, which the real-window smoke test (gui_smoke_xvfb)
+#    starts, and the CLI (kwb), the other shipped binary.
+select="-E '$exclude'${label:+ -L '$label'}"
+tests=$(run "ctest --test-dir build-trixie/build -N $select" | sed -n 's/^ *Test *#[0-9]*: //p')
+grep -qx tst_highlight <<<"$tests" || { echo "ci-trixie: tst_highlight is not among the tests ($select)" >&2; exit 1; }
 targets=$(run "ninja -C build-trixie/build -t targets all" | sed -n 's/^\([A-Za-z0-9_]*\): phony$/\1/p' | sort -u)
-build_list="kwb_ui kernel-workbench kwb_write_fixture_run"
+build_list="kwb_ui kernel-workbench kwb_write_fixture_run kwb"
 for t in $tests; do
     if grep -qx "$t" <<<"$targets"; then build_list="$build_list $t"; fi
 done
@@ -126,7 +144,7 @@ step "build"
 rm -rf "$here/build-trixie/screenshots"; mkdir -p "$here/build-trixie/screenshots"
 test_rc=0
 run "KWB_HIGHLIGHT_SCREENSHOTS=/src/build-trixie/screenshots \
-     ctest --test-dir build-trixie/build --output-on-failure -j $jobs -E '$exclude'" | tee "$here/build-trixie/ctest.log" \
+     ctest --test-dir build-trixie/build --output-on-failure -j $jobs $select" | tee "$here/build-trixie/ctest.log" \
     || test_rc=$?
 step "ctest"
 if grep -q "SKIP.*without KF6" "$here/build-trixie/build/Testing/Temporary/LastTest.log" 2>/dev/null; then

@@ -6,7 +6,34 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 "$here/packaging/install-deps.sh"
-KWB_CMAKE_ARGS="${KWB_CMAKE_ARGS:-} -DKWB_WERROR=ON" "$here/packaging/build.sh"
+
+# The Debian 13 chroot of the second stage is made (debootstrap, apt: mostly network and disk,
+# 2-3 min alone) beside the host build, and waited for before ctest, whose timing tests must not
+# share the CPUs with it. Not niced: at nice 10 its unpacking waited for the compilers and it took
+# 10 min, longer than the build. Its output is shown when it is done; where it fails, the second
+# stage tries again and reports why.
+prepare_pid=
+if [ "${KWB_SKIP_TRIXIE:-0}" != 1 ]; then
+    mkdir -p "$here/build-trixie"
+    "$here/packaging/ci-trixie.sh" --prepare >"$here/build-trixie/prepare.log" 2>&1 &
+    prepare_pid=$!
+    trap '[ -z "$prepare_pid" ] || kill "$prepare_pid" 2>/dev/null || true' EXIT
+fi
+# A unity build (several sources of a library compiled as one unit: the Qt headers parsed once, not per
+# file) and, where it is installed, lld (links the ~60 test executables 3-4x faster than ld.bfd) make
+# the fresh build of CI about a third shorter. Neither changes what is compiled or tested.
+fast="-DCMAKE_UNITY_BUILD=ON"
+if command -v ld.lld >/dev/null; then
+    for kind in EXE SHARED MODULE; do fast="$fast -DCMAKE_${kind}_LINKER_FLAGS=-fuse-ld=lld"; done
+fi
+KWB_CMAKE_ARGS="$fast ${KWB_CMAKE_ARGS:-} -DKWB_WERROR=ON" "$here/packaging/build.sh"
+if [ -n "$prepare_pid" ]; then
+    prepare_rc=0
+    wait "$prepare_pid" || prepare_rc=$?
+    prepare_pid=
+    sed 's/^/test: /' "$here/build-trixie/prepare.log"
+    echo "test: Debian 13 chroot preparation exit $prepare_rc"
+fi
 build=${KWB_BUILD_DIR:-$here/build}
 export KWB_SCREENSHOT_DIR=${KWB_SCREENSHOT_DIR:-$build/screenshots}
 mkdir -p "$KWB_SCREENSHOT_DIR"

@@ -67,7 +67,7 @@ QString statsRow(const QString &name, const LatencyStats &s)
         .arg(s.samples);
 }
 
-QString outcomeText(const Verdict &v)
+QString outcomeLabel(const Verdict &v)
 {
     switch (v.outcome) {
     case Outcome::Yes:
@@ -196,7 +196,7 @@ QString EvalDetailsView::html(const Candidate &c)
             h += QStringLiteral("<tr><td style='padding-right:8px'>%1</td><td style='padding-right:8px'>%2</td><td>%3</td></tr>")
                      .arg(esc(v.detector),
                           QStringLiteral("<span style='color:%1'>%2</span>")
-                              .arg(flagged ? QStringLiteral("#d0453a") : QStringLiteral("#2e9e4a"), esc(outcomeText(v))),
+                              .arg(flagged ? QStringLiteral("#d0453a") : QStringLiteral("#2e9e4a"), esc(outcomeLabel(v))),
                           esc(v.summary));
         }
         h += QStringLiteral("</table>");

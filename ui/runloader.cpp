@@ -6,7 +6,7 @@
 #include <QElapsedTimer>
 #include <QFutureWatcher>
 #include <QPointer>
-#include <QtConcurrent>
+#include <QtConcurrentRun>
 
 #include <optional>
 

@@ -13,7 +13,7 @@
 
 namespace {
 
-void usage(QTextStream &s)
+void detectUsage(QTextStream &s)
 {
     s << "usage: kwb detect TASK CANDIDATE [--json] [--sm-count N] [--python PATH]\n"
          "       kwb detect --policy\n\n"
@@ -39,7 +39,7 @@ int kwb::cli::runDetect(const QStringList &args)
     for (int i = 0; i < args.size(); ++i) {
         const QString &a = args.at(i);
         if (a == QLatin1String("--help") || a == QLatin1String("-h")) {
-            usage(out());
+            detectUsage(out());
             return Success;
         } else if (a == QLatin1String("--policy")) {
             out() << describePolicy();
@@ -57,14 +57,14 @@ int kwb::cli::runDetect(const QStringList &args)
             python = args.at(++i);
         } else if (a.startsWith(QLatin1String("--"))) {
             err() << "kwb detect: unknown option " << a << "\n";
-            usage(err());
+            detectUsage(err());
             return UsageError;
         } else {
             files << a;
         }
     }
     if (files.size() != 2) {
-        usage(err());
+        detectUsage(err());
         return UsageError;
     }
     for (const auto &f : files) {

@@ -7,7 +7,10 @@
 
 namespace kwb::gpu {
 
-namespace {
+// A named namespace, not an anonymous one: Nvml::Api's members use these types, and a class whose
+// members have internal-linkage types is flagged (-Wsubobject-linkage) once this file is compiled as
+// part of a unity source (CMAKE_UNITY_BUILD).
+namespace nvmlabi {
 
 // The handful of NVML declarations used here. They follow NVML's documented, stable C ABI
 // (nvml.h of the CUDA Toolkit / NVML API Reference): the CUDA Toolkit on the build machines ships
@@ -30,7 +33,8 @@ constexpr int NVML_TEMPERATURE_GPU = 0; // nvmlTemperatureSensors_t
 constexpr unsigned int kNameLength = 96; // NVML_DEVICE_NAME_V2_BUFFER_SIZE
 constexpr unsigned int kVersionLength = 80; // NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE
 
-} // namespace
+} // namespace nvmlabi
+using namespace nvmlabi;
 
 struct Nvml::Api {
     nvmlReturn_t (*init)() = nullptr; // nvmlInit_v2
