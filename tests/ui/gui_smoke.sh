@@ -30,7 +30,7 @@ for size in 1280x720 1920x1080; do
 done
 printf '%s\n' "${shots[@]}" >"$work/shots.txt"
 # Each shot waits 4 s for the window to settle before it is taken, mostly idle: three windows at a
-# time share the X server (each its own process and settings), which keeps the test under 25 s.
+# time share the X server (each its own process and settings): 31 s alone instead of 64-69 s.
 cat >"$work/take.sh" <<'SH'
 set -u
 shot() {
