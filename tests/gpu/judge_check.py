@@ -199,11 +199,12 @@ class Check:
                 r["name"], r["graph"], r["old_graph"], 100.0 * (r["graph"] / r["old_graph"] - 1.0), r["wall"], r["old_wall"]))
         walls = [r["wall"] for r in rows]
         if walls:
-            starts = [r["start"] for r in rows if r.get("start") == r.get("start") and "start" in r]
+            started = [r for r in rows if r["start"] == r["start"]]  # NaN: no 'ready' recorded
             print("wall per evaluation: median %.1f s, max %.1f s%s" % (
                 statistics.median(walls), max(walls), "; less the worker's start (ready %.1f s, median): median %.1f s"
-                % (statistics.median(starts), statistics.median(r["wall"] - r["start"] for r in rows if "start" in r
-                                                                  and r["start"] == r["start"])) if starts else ""))
+                % (statistics.median(r["start"] for r in started), statistics.median(r["wall"] - r["start"]
+                                                                                    for r in started))
+                if started else ""))
         if self.over_budget():
             print("(budget of %.0f s reached: later sections not run)" % self.a.budget_s)
         return 0 if len(clean) == len(honest) and len(caught) == len(cheats) else 1

@@ -177,6 +177,26 @@ def per_call(frames, plumbing, n):
     return [max(f - plumbing, FLOOR_SHARE * f) / n for f in frames]
 
 
+def lane_offset(clean):
+    """How much longer the candidate lane's plumbing is than the reference lane's, measured before the
+    candidate was imported: the median over the clean rounds of the two lanes' dry frames of the same round
+    (paired, so that a drift of the machine between rounds cancels). The two runners run the same code on the
+    same core, yet on an H100 the candidate lane's dry frames came out 0.02-0.43 ms longer in 12 evaluations
+    of 12: charged to the candidate, that was 3-8% of a 5 us kernel's frame (own copies at 0.90-0.94x).
+    Nothing of the candidate's exists when it is measured. Counted only where it is consistent (the pairs'
+    sign agrees with the median's in at least LANE_OFFSET_AGREE of them: on a loaded machine the pairs scatter
+    either side by milliseconds) and at most LANE_OFFSET_BOUND of the plumbing; otherwise 0."""
+    dry, cand = clean.get("dry") or [], clean.get("dry_cand") or []
+    pairs = [c - d for d, c in zip(dry, cand)]
+    if len(pairs) < 3:
+        return 0.0
+    mid = statistics.median(pairs)
+    if mid == 0 or sum(1 for x in pairs if x * mid > 0) < LANE_OFFSET_AGREE * len(pairs):
+        return 0.0
+    bound = LANE_OFFSET_BOUND * min(dry)
+    return max(-bound, min(bound, mid))
+
+
 class _Judge:
     def __init__(self, ctx, req, res, checks, baseline_only=False):
         self.ctx, self.req, self.res, self.checks = ctx, req, res, checks
@@ -681,11 +701,10 @@ class _Judge:
         self.checks.note_idle_baseline(got["idle"])
         log("clean frames (ms, median of %d): %s" % (n, ", ".join("%s %.4f" % (k, statistics.median(v)) for k, v in got.items()
                                                                if k in ("eager", "graph", "dry", "dry_cand") and v)))
-        self.clean = got
         log("clean rounds: %d call(s) a frame; eager %.4f ms a call, plumbing %.4f ms a frame (reference), %s "
             "(candidate's lane), lane offset %+.4f ms" % (
                 K, statistics.median(per_call(got["eager"], got["plumbing"], K)), got["plumbing"],
-                "%.4f ms" % got["plumbing_cand"] if got["plumbing_cand"] is not None else "-", self.lane_offset()))
+                "%.4f ms" % got["plumbing_cand"] if got["plumbing_cand"] is not None else "-", lane_offset(got)))
         return got
 
     def first_round_checks(self, sets, frames):
@@ -887,31 +906,12 @@ class _Judge:
     def plumbing(self, got):
         """The plumbing subtracted from the frames of each lane: the reference lane's fastest dry frame over the
         whole evaluation (a batch whose forward does nothing, delivering outputs of the reference's shapes), and
-        for the candidate's lane that plus the lanes' offset (lane_offset). One fastest frame rather than each
+        for the candidate's lane that plus the lanes' offset (lane_offset()). One fastest frame rather than each
         lane's own keeps the noise of two minima out of the ratio; a loaded machine only lengthens frames, and the
         fastest dry frame leaves those delays in every figure alike, pulling a ratio towards 1 rather than
         dividing by what is left of a frame after a noisy plumbing."""
         p = min(list(self.clean["dry"]) + list(got.get("dry") or []))
-        return p, p + self.lane_offset()
-
-    def lane_offset(self):
-        """How much longer the candidate lane's plumbing is than the reference lane's, measured before the
-        candidate was imported: the median over the clean rounds of the two lanes' dry frames of the same round
-        (paired, so that a drift of the machine between rounds cancels). The two runners run the same code on the
-        same core, yet on an H100 the candidate lane's dry frames came out 0.02-0.43 ms longer in 12 evaluations
-        of 12: charged to the candidate, that was 3-8% of a 5 us kernel's frame (own copies at 0.90-0.94x).
-        Nothing of the candidate's exists when it is measured. Counted only where it is consistent (the pairs'
-        sign agrees with the median's in at least LANE_OFFSET_AGREE of them: on a loaded machine the pairs scatter
-        either side by milliseconds) and at most LANE_OFFSET_BOUND of the plumbing; otherwise 0."""
-        dry, cand = self.clean.get("dry") or [], self.clean.get("dry_cand") or []
-        pairs = [c - d for d, c in zip(dry, cand)]
-        if len(pairs) < 3:
-            return 0.0
-        mid = statistics.median(pairs)
-        if mid == 0 or sum(1 for x in pairs if x * mid > 0) < LANE_OFFSET_AGREE * len(pairs):
-            return 0.0
-        bound = LANE_OFFSET_BOUND * min(dry)
-        return max(-bound, min(bound, mid))
+        return p, p + lane_offset(self.clean)
 
     def report_times(self, got):
         res, clean, K = self.res, self.clean, self.K
