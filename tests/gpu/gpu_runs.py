@@ -92,8 +92,8 @@ class Evaluations:
         t0 = time.time()
         ready = []
 
-        def seen(ev):  # the worker's "ready": torch imported, its runners started (the product hides this
-            if ev.get("event") == "ready" and not ready:  # behind the LLM's answer: Evaluator::prestart)
+        def seen(ev):  # the worker's "ready": torch imported, the GPU found (the product hides this behind
+            if ev.get("event") == "ready" and not ready:  # the LLM's answer: Evaluator::prestart)
                 ready.append(time.time())
 
         try:
