@@ -55,7 +55,9 @@ BIG = ["19_ReLU", "20_LeakyReLU", "21_Sigmoid", "22_Tanh", "23_Softmax", "24_Log
 HANDWRITTEN = [("tasks/level1/1_ReLU.py", "tests/data/candidates/triton_relu.py"),
                ("tasks/level1/1_ReLU.py", "tests/data/candidates/cuda_inline_relu.py"),
                ("tests/data/tasks/elementwise_chain.py", "tests/data/candidates/triton_fused_chain.py"),
-               ("KB:1/1_Square_matrix_multiplication_", "tests/data/candidates/triton_matmul_fp32.py")]
+               ("KB:1/1_Square_matrix_multiplication_", "tests/data/candidates/triton_matmul_fp32.py"),
+               ("tasks/level1/2_Softmax.py", "tests/data/candidates/softmax_written_out.py"),
+               ("tasks/level2/1_Linear_GELU_Scale.py", "tests/data/candidates/linear_addmm_gelu.py")]
 
 
 def kb_task(kb, level, stem):
