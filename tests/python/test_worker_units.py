@@ -127,8 +127,9 @@ def test_the_candidate_lane_carries_the_lanes_offset_measured_before_its_import(
 
     from kwb_worker import judge
 
-    def plumbing(dry, dry_cand, timed_dry=()):
-        j = SimpleNamespace(clean={"dry": list(dry), "dry_cand": list(dry_cand)})
+    def plumbing(dry, dry_cand, timed_dry=(), big=False):
+        j = SimpleNamespace(clean={"dry": list(dry), "dry_cand": list(dry_cand)}, big=big)
+        j.lane_offset = lambda: judge._Judge.lane_offset(j)
         return judge._Judge.plumbing(j, {"dry": list(timed_dry)})
 
     dry = [4.0, 4.4, 3.9, 4.2, 4.1, 4.0, 4.3, 4.0]
@@ -142,6 +143,8 @@ def test_the_candidate_lane_carries_the_lanes_offset_measured_before_its_import(
     assert plumbing(dry[:2], steady[:2]) == (4.0, 4.0)  # too few pairs: none counted
     faster = [d - 0.2 for d in dry]  # a faster candidate lane is counted too: the figure is fair either way
     assert plumbing(dry, faster) == pytest.approx((3.9, 3.7))
+    # A big task's lanes are laid out apart (its reference delivers over its inputs): no offset between them.
+    assert plumbing(dry, steady, big=True) == (3.9, 3.9)
 
 
 def _cpu_ticks(pid):

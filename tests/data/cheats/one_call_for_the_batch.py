@@ -46,10 +46,12 @@ def _batch_call():
 
 
 def _all_slots(x, n):
-    """A view of slots 0..n-1's inputs, from slot 0's (x) at the slots' stride."""
+    """A view of slots 0..n-1's inputs, from slot 0's at the slots' stride (slot 0's view in the arena: the
+    call's own x may be a copy the runner made, chain.py)."""
     ins = _R.m_inputs[:n]
     if len(ins) < 2:
         return None
+    x = ins[0][0]
     stride = ins[1][0].storage_offset() - ins[0][0].storage_offset()
     if stride <= 0 or any(ins[k][0].storage_offset() != x.storage_offset() + k * stride for k in range(len(ins))):
         return None

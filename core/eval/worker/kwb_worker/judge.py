@@ -36,6 +36,7 @@ import traceback
 
 import torch
 
+from . import chain as chain_mod
 from . import timing
 from .arena import Arena, DeviceArena, nbytes, tensor_bytes
 from .channel import log
@@ -58,7 +59,7 @@ FINGERPRINT = 1 << 20  # elements of a big output kept to tell a repeated output
 # inputs and outputs at most BATCH_BYTES (keys: on a GPU).
 BATCH_TARGET_MS = {True: 10.0, False: 10.0}
 BATCH_MAX = {True: 1024, False: 256}
-BATCH_BYTES = {True: 1 << 30, False: 64 << 20}
+BATCH_BYTES = {True: 4 << 30, False: 64 << 20}
 CLEAN_ROUNDS = {True: 10, False: 6}  # rounds before the candidate is imported (after WARM_ROUNDS discarded)
 WARM_ROUNDS = {True: 2, False: 1}
 BURST_BELOW_MS, BURST_MS, BURST_MAX = 1.0, 3.0, 256  # estimate_call_ms: calls shorter than this timed in bursts
@@ -211,6 +212,7 @@ class _Judge:
         self.out_scale = 0.0
         self.reseed = False
         self.K = 1
+        self.chain = None  # chain.plan() with the chained input's bytes: call k's input from call k-1's output
         self.graph = False
         self.ref_reachable = False  # the candidate's process runs as the judge's user and is loaded: it could
         self.device_draws = True
@@ -425,7 +427,13 @@ class _Judge:
         elif not self.baseline_only:
             sets = [first] + [self.trial_inputs(t) for t in range(1, n_trials)]
             refs = [ref0] + [self.reference(sets[t], _fwd_seed(ctx, t)) for t in range(1, n_trials)]
+        self.chain = self.chain_plan(first, ref0)
         self.K = self.batch_size(self.estimate_call_ms(first))
+        if self.K < 2:
+            self.chain = None
+        elif self.chain:
+            log("calls chained: input %d of call k scaled from output %d%s of call k-1" % (
+                self.chain["arg"], self.chain["out"], self.chain["at"]))
         self.graph = self.on_gpu and req.get("graph_baseline", True) and req.get("baselines", True) is not False
 
         ctx.set_phase("loading_candidate" if not self.baseline_only else "running")
@@ -531,6 +539,29 @@ class _Judge:
             raise
         return best
 
+    def chain_plan(self, first, ref0):
+        """The chain between a batch's calls (chain.py), where a batch can have several: on a GPU, where one launch
+        for K calls is a gain; on a CPU (a 7 us call is not dispatch-bound enough for one pass over K sets to
+        beat K, ~1.1x at most) only with KWB_CHAIN=1. KWB_CHAIN=0: none."""
+        want = os.environ.get("KWB_CHAIN", "")
+        if self.big or ref0 is None or want == "0" or not (self.on_gpu or want == "1"):
+            return None
+        got = chain_mod.plan(first, ref0, _sysrand.randrange)
+        if got is not None:
+            got["bytes"] = nbytes(first[got["arg"]])
+        return got
+
+    def as_called(self, sets, refs, k):
+        """The inputs call k of a batch got: set k, with the chained input scaled from the reference lane's output
+        of call k-1 (refs), as its runner did it (chain.py); the same op on the same device, so the same bits."""
+        if self.chain is None or k == 0:
+            return sets[k]
+        c = self.chain
+        got = list(sets[k])
+        o = refs[k - 1][c["out"]][tuple(c["at"])]
+        got[c["arg"]] = chain_mod.scaled(to_device(got[c["arg"]], o.device), o, chain_mod.magnitude(o, c["c"]), c["amp"])
+        return got
+
     def batch_size(self, call_ms):
         """Calls per frame: enough that the frame holds ~BATCH_TARGET_MS of calls, so the plumbing's noise is a
         small part of it, within BATCH_MAX and the reference lane's BATCH_BYTES (its inputs and two sets of
@@ -541,7 +572,7 @@ class _Judge:
             return 1
         else:
             want = int(math.ceil(BATCH_TARGET_MS[self.on_gpu] / call_ms))
-        per_call = Lane.size_for(1, self.in_bytes, self.out_bytes, 3, False)
+        per_call = Lane.size_for(1, self.in_bytes, self.out_bytes, 3, False, self.chain)
         return max(1, min(want, BATCH_MAX[self.on_gpu], BATCH_BYTES[self.on_gpu] // per_call))
 
     def make_arena(self, size):
@@ -565,15 +596,15 @@ class _Judge:
         and the candidate's (K input slots, one output set, always apart from the inputs: the judge reads the
         inputs back after a call)."""
         K, dev = self.K, self.ctx.device
-        ref_size = Lane.size_for(K, self.in_bytes, self.out_bytes, 2, self.big)
+        ref_size = Lane.size_for(K, self.in_bytes, self.out_bytes, 2, self.big, self.chain)
         ref_runner = _take_runner("reference")
         cand_runner = _take_runner("candidate") if not self.baseline_only else None
         self.ref = Lane("reference", ref_runner, self.make_arena(ref_size), dev, K, self.in_bytes, self.out_bytes,
-                        2, self.big, True, self)
+                        2, self.big, True, self, self.chain)
         if cand_runner is not None:
-            cand_size = Lane.size_for(K, self.in_bytes, self.out_bytes, 1, False)
+            cand_size = Lane.size_for(K, self.in_bytes, self.out_bytes, 1, False, self.chain)
             self.cand = Lane("candidate", cand_runner, self.make_arena(cand_size), dev, K, self.in_bytes,
-                             self.out_bytes, 1, False, False, self)
+                             self.out_bytes, 1, False, False, self, self.chain)
         for lane in (self.ref, self.cand):
             if lane is None:
                 continue
@@ -704,7 +735,8 @@ class _Judge:
         log("clean rounds: %d call(s) a frame; eager %.4f ms a call, plumbing %.4f ms a frame (reference), %s "
             "(candidate's lane), lane offset %+.4f ms" % (
                 K, statistics.median(per_call(got["eager"], got["plumbing"], K)), got["plumbing"],
-                "%.4f ms" % got["plumbing_cand"] if got["plumbing_cand"] is not None else "-", lane_offset(got)))
+                "%.4f ms" % got["plumbing_cand"] if got["plumbing_cand"] is not None else "-",
+                0.0 if self.big else lane_offset(got)))
         return got
 
     def first_round_checks(self, sets, frames):
@@ -893,7 +925,8 @@ class _Judge:
         if fp64 and self.err64 is not None:
             try:
                 k = _sysrand.randrange(len(outs))  # any call of the round: no slot is the one checked
-                got = self.fp64_check(0, sets[k], refs[k], outs[k], fwd_seed=_fwd_seed(self.ctx, 0))
+                got = self.fp64_check(0, self.as_called(sets, refs, k), refs[k], outs[k],
+                                      fwd_seed=_fwd_seed(self.ctx, 0))
             except BaseException as e:
                 got = None
                 log("no fp64 comparison of %s: %s" % (what, one_line(e)))
@@ -911,7 +944,14 @@ class _Judge:
         fastest dry frame leaves those delays in every figure alike, pulling a ratio towards 1 rather than
         dividing by what is left of a frame after a noisy plumbing."""
         p = min(list(self.clean["dry"]) + list(got.get("dry") or []))
-        return p, p + lane_offset(self.clean)
+        return p, p + self.lane_offset()
+
+    def lane_offset(self):
+        """lane_offset() of the clean rounds, where the two lanes are laid out alike: a big task's reference lane
+        delivers over its inputs (rewritten before each of its frames) and the candidate's apart from them, so
+        their dry frames differ by more than the lanes (on an H100 88_MinGPTNewGelu's by -0.27 to -0.41 ms a
+        frame, which put its own copy at 0.79-0.85x)."""
+        return 0.0 if self.big else lane_offset(self.clean)
 
     def report_times(self, got):
         res, clean, K = self.res, self.clean, self.K

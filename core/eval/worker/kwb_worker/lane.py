@@ -67,14 +67,17 @@ class Lane:
     slot): the outputs go where the inputs were. `trusted`: the reference's lane, whose failures are the
     harness's; the candidate's lane's failures are the candidate's."""
 
-    def __init__(self, name, runner, arena, device, slots, in_bytes, out_bytes, out_sets, shared_io, trusted, judge):
+    def __init__(self, name, runner, arena, device, slots, in_bytes, out_bytes, out_sets, shared_io, trusted, judge,
+                 chain=None):
         self.name = name
         self.runner = runner
         self.arena = arena
         self.device = device
         self.cuda = device.type == "cuda"
         self.slots = slots
-        self.in_slot = align(max(in_bytes, ALIGN))
+        self.chain = chain  # chain.plan(): the chained input's scratch twin follows the inputs in each slot
+        self.scratch_off = align(max(in_bytes, ALIGN))
+        self.in_slot = self.scratch_off + (align(chain["bytes"]) if chain else 0)
         self.shifts = _shifts(slots)
         self.out_slot = align(max(out_bytes, ALIGN)) + (1 << 12) + self.shifts * ALIGN
         self.out_sets = out_sets
@@ -87,8 +90,8 @@ class Lane:
 
     # ---- geometry --------------------------------------------------------------------------------------
     @staticmethod
-    def size_for(slots, in_bytes, out_bytes, out_sets, shared_io):
-        in_slot = align(max(in_bytes, ALIGN))
+    def size_for(slots, in_bytes, out_bytes, out_sets, shared_io, chain=None):
+        in_slot = align(max(in_bytes, ALIGN)) + (align(chain["bytes"]) if chain else 0)
         out_slot = align(max(out_bytes, ALIGN)) + (1 << 12) + _shifts(slots) * ALIGN
         if shared_io:
             return max(in_slot, out_slot)
@@ -208,9 +211,18 @@ class Lane:
             self.m_layouts[k] = layout
         if changed or self.m_registered is None:
             lo, hi = self.out_region()
-            self.ask({"cmd": "slots", "inputs": self.m_layouts, "out_lo": lo, "out_hi": hi})
+            msg = {"cmd": "slots", "inputs": self.m_layouts, "out_lo": lo, "out_hi": hi}
+            if self.chain:
+                msg["chain"] = dict({k: v for k, v in self.chain.items() if k != "bytes"},
+                                    scratch=[self.scratch_layout(k) for k in range(self.slots)])
+            self.ask(msg)
             self.m_registered = True
             self.pause()
+
+    def scratch_layout(self, k):
+        """Where slot k's chained input is written for its call (chain.py): after the slot's inputs."""
+        x = self.m_layouts[k][self.chain["arg"]]
+        return [{"off": self.in_base(k) + self.scratch_off, "dtype": x["dtype"], "shape": x["shape"]}]
 
     def inputs(self, slots):
         """Views of those input slots as they are now (the judge's own reading, the runner stopped)."""
@@ -275,6 +287,8 @@ class Lane:
             victim = slots[_sysrand.randrange(len(slots))]
             views = [v for v in self.arena.read(self.m_layouts[victim])
                      if hasattr(v, "is_floating_point") and (v.is_floating_point() or v.is_complex())]
+            if self.chain:
+                views += self.arena.read(self.scratch_layout(victim))  # what the call read, through the chain
         collecting = gc.isenabled()
         gc.disable()  # a collection of the judge's objects is no part of anyone's frame
         try:

@@ -30,6 +30,7 @@ import torch
 from . import timing
 from . import wire as wire_mod
 from .arena import LayoutError, open_arena
+from .chain import Chain
 from .evaluate import _equal_nan, flatten, strict_fp32
 from .failures import Failure, classify, one_line
 from .integrity import storage_ptr, timers_snapshot, tf32_flags
@@ -75,6 +76,7 @@ class Runner:
         self.m_pending = None  # the last batch's outputs, until the judge says where they go
         self.m_outViews = {}
         self.m_dryOut = None
+        self.m_chain = None  # chain.Chain: call k's chained input drawn from call k-1's outputs (None: none)
         self.m_graph = None
         self.m_candidate = None
         self.m_needsGpu = False
@@ -111,7 +113,28 @@ class Runner:
         self.m_outRegion = (int(msg.get("out_lo", 0)), int(msg.get("out_hi", self.m_arena.size)))
         self.m_outViews = {}
         self.m_dryOut = None
+        self.m_chain = self._chain(msg.get("chain"))
         return {"ok": True}
+
+    def _chain(self, c):
+        """The chain between a batch's calls (chain.py), as the judge set it with the slots: the chained input,
+        its scratch view in each slot, the output element that scales it."""
+        if c is None:
+            return None
+        try:
+            arg, out, at, amp, mag = int(c["arg"]), int(c["out"]), [int(a) for a in c["at"]], float(c["amp"]), \
+                float(c["c"])
+            scratch = [self.m_arena.read(layout)[0] for layout in c["scratch"]]
+        except (KeyError, TypeError, ValueError, IndexError) as e:
+            raise LayoutError("malformed chain %s (%s)" % (str(c)[:80], e))
+        if len(scratch) != len(self.m_inputs) or not 0 <= arg < min(len(v) for v in self.m_inputs) or \
+                any(not isinstance(v[arg], torch.Tensor) or v[arg].shape != b.shape or v[arg].dtype != b.dtype
+                    for v, b in zip(self.m_inputs, scratch)):
+            raise LayoutError("a chain whose scratch does not match input %r of the slots" % (c.get("arg"),))
+        if not (mag > 0 and abs(amp) < 1):
+            raise LayoutError("a chain with a magnitude %r and an amplitude %r" % (mag, amp))
+        return Chain(arg, scratch, out, at, mag, amp)
+
 
     def reference(self, msg):
         """The task's own Model: this runner is the reference's (no candidate is ever loaded here)."""
@@ -143,19 +166,28 @@ class Runner:
             side.wait_stream(torch.cuda.current_stream())
             with torch.cuda.stream(side):
                 for _ in range(2):
-                    for k in range(n):
-                        seed_all(seed)
-                        self.m_model(*self.m_inputs[k])
+                    self._graph_calls(n, seed)
             torch.cuda.current_stream().wait_stream(side)
             _synchronize()
             torch.cuda.empty_cache()
             g = torch.cuda.CUDAGraph()
             seed_all(seed)
             with torch.cuda.graph(g):
-                outs = [flatten(self.m_model(*self.m_inputs[k])) for k in range(n)]
+                outs = self._graph_calls(n)
         _synchronize()
         self.m_graph = (g, n, outs)
         return {"ok": True}
+
+    def _graph_calls(self, n, seed=None):
+        """Calls on slots 0..n-1 as a batch makes them, through the chain (`seed`: set before each call)."""
+        outs, prev, chain = [], None, self.m_chain
+        for k in range(n):
+            if seed is not None:
+                seed_all(seed)
+            args = self.m_inputs[k] if chain is None else chain.args(self.m_inputs[k], k, prev)
+            outs.append(flatten(self.m_model(*args)))
+            prev = chain.source(outs[-1]) if chain is not None else None
+        return outs
 
     def setup(self, msg):
         self.m_model = None
@@ -246,12 +278,18 @@ class Runner:
                 flats = outs
             else:
                 made = []
+                chain = self.m_chain
 
                 def calls():
+                    prev = None
                     for i, k in enumerate(slots):
                         if reseed and i:
                             seed_all(seed)
-                        made.append(flatten(model(*inputs[k])))
+                        if chain is None:
+                            made.append(flatten(model(*inputs[k])))
+                        else:
+                            made.append(flatten(model(*chain.args(inputs[k], k, prev))))
+                            prev = chain.source(made[-1])
 
                 ms, _ = self.m_clock.span(calls, flush=False)
                 flats = made
