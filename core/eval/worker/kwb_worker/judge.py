@@ -540,11 +540,13 @@ class _Judge:
         return best
 
     def chain_plan(self, first, ref0):
-        """The chain between a batch's calls (chain.py), where a batch can have several: on a GPU, where one launch
-        for K calls is a gain; on a CPU (a 7 us call is not dispatch-bound enough for one pass over K sets to
-        beat K, ~1.1x at most) only with KWB_CHAIN=1. KWB_CHAIN=0: none."""
+        """The chain between a batch's calls (chain.py), only with KWB_CHAIN=1 and where a batch can have several
+        calls. Not on by default: on an H100 (c64c02b) it caught every batch-fusion cheat, but its two launches a
+        call (~28 us of host time in Python) are plumbing that overlaps a real call's device time and a dry call's
+        does not, so a kernel shorter than that is timed by its launch alone (hand-written Triton fused chain
+        4.12x eager against 2.6-2.9x, a linear 0.85x against 1.06x). See PROTOCOL.md."""
         want = os.environ.get("KWB_CHAIN", "")
-        if self.big or ref0 is None or want == "0" or not (self.on_gpu or want == "1"):
+        if self.big or ref0 is None or want != "1":
             return None
         got = chain_mod.plan(first, ref0, _sysrand.randrange)
         if got is not None:
