@@ -575,7 +575,12 @@ class _Judge:
         else:
             want = int(math.ceil(BATCH_TARGET_MS[self.on_gpu] / call_ms))
         per_call = Lane.size_for(1, self.in_bytes, self.out_bytes, 3, False, self.chain)
-        return max(1, min(want, BATCH_MAX[self.on_gpu], BATCH_BYTES[self.on_gpu] // per_call))
+        cap = BATCH_BYTES[self.on_gpu]
+        if self.on_gpu:
+            # 4 GiB on an 80 GB H100 (1 GiB put 12_Matmul_with_diagonal_matrices_ at 3 calls a frame against 1.2 ms
+            # of plumbing: 0.81-1.26x as its own copy; 0.91-1.09x at 4 GiB); a sixteenth of a smaller device.
+            cap = min(cap, torch.cuda.get_device_properties(torch.cuda.current_device()).total_memory // 16)
+        return max(1, min(want, BATCH_MAX[self.on_gpu], cap // per_call))
 
     def make_arena(self, size):
         """Device memory on a GPU when the driver can export it, host memory (a sealed memfd) otherwise."""
