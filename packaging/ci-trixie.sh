@@ -110,7 +110,7 @@ run() { chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/
 # 3. Configure. The PyTorch-free configuration: no Python module; KF6 required. A unity build: the
 #    Qt headers parsed once per few sources instead of once per source, the most of a Debug build.
 mkdir -p "$here/build-trixie"
-run "cmake -S . -B build-trixie/build -G Ninja -DCMAKE_BUILD_TYPE=Debug -DKWB_BUILD_PYTHON=OFF -DKWB_WERROR=$werror -DCMAKE_UNITY_BUILD=ON \
+run "cmake -S . -B build-trixie/build -G Ninja -DCMAKE_BUILD_TYPE=Debug -DKWB_QUICK_BUILD=ON -DKWB_BUILD_PYTHON=OFF -DKWB_WERROR=$werror -DCMAKE_UNITY_BUILD=ON \
          -DKWB_REQUIRE_KF6=ON -DPython_EXECUTABLE=/usr/bin/python3 $extra_cmake_args" >"$here/build-trixie/configure.log" 2>&1 \
     || { tail -40 "$here/build-trixie/configure.log" >&2; exit 1; }
 grep -A1 -E "^ \* KF6SyntaxHighlighting" "$here/build-trixie/configure.log" | head -2 || true

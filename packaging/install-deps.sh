@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(
-    build-essential cmake ninja-build pkg-config
+    build-essential cmake ninja-build pkg-config lld
     qt6-base-dev qt6-charts-dev libqt6opengl6-dev qt6-svg-dev libqscintilla2-qt6-dev libdtl-dev
     pybind11-dev python3-dev python3-pytest python3-torch
     bubblewrap xvfb xauth
