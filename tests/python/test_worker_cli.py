@@ -71,10 +71,14 @@ def test_correct_candidate(runs):
                              "integrity.precision", "integrity.implausible_speedup",
                              "integrity.timing_disagreement", "integrity.work_while_stopped",
                              "integrity.baseline_interference", "integrity.insensitive_inputs"}
-    assert all(v["outcome"] != "yes" for v in verdicts.values()), \
+    # The verdicts read from measured times may warn on a loaded machine (a fresh CI run: every frame of an
+    # honest ReLU held 13 ms outside its own clock, against 1.2 ms for eager), never refuse; the others are no.
+    clocked = {"integrity.timing_disagreement", "integrity.baseline_interference", "integrity.implausible_speedup"}
+    assert all(v["outcome"] != "yes" for d, v in verdicts.items() if d not in clocked), \
         [(d, v["severity"], v["summary"], v["evidence"]) for d, v in verdicts.items() if v["outcome"] == "yes"]
+    assert all(verdicts[d]["severity"] not in ("error", "critical") for d in clocked), \
+        [(d, verdicts[d]["severity"], verdicts[d]["summary"]) for d in clocked]
     assert verdicts["integrity.insensitive_inputs"]["outcome"] == "no"  # every element of a ReLU's input counts
-    assert verdicts["integrity.timing_disagreement"]["outcome"] == "no"
     assert verdicts["integrity.side_stream"]["outcome"] == "cannot_tell"  # CPU: no streams
     assert r["profile_note"].startswith("not profiled")
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# Correct candidate whose first call (the "compile") takes 3 s; later calls are fast.
+# Correct candidate whose first call (the "compile") takes 8 s; later calls are fast.
 import time
 
 import torch
@@ -14,5 +14,5 @@ class ModelNew(nn.Module):
     def forward(self, x):
         self.calls += 1
         if self.calls == 1:
-            time.sleep(3.0)
+            time.sleep(8.0)
         return torch.relu(x)
