@@ -129,7 +129,7 @@ def test_the_candidate_lane_carries_the_lanes_offset_measured_before_its_import(
 
     def plumbing(dry, dry_cand, timed_dry=(), big=False):
         j = SimpleNamespace(clean={"dry": list(dry), "dry_cand": list(dry_cand)}, big=big)
-        j.lane_offset = lambda: judge._Judge.lane_offset(j)
+        j.lane_offset = lambda clean: judge._Judge.lane_offset(j, clean)
         return judge._Judge.plumbing(j, {"dry": list(timed_dry)})
 
     dry = [4.0, 4.4, 3.9, 4.2, 4.1, 4.0, 4.3, 4.0]

@@ -743,7 +743,7 @@ class _Judge:
             "(candidate's lane), lane offset %+.4f ms" % (
                 K, statistics.median(per_call(got["eager"], got["plumbing"], K)), got["plumbing"],
                 "%.4f ms" % got["plumbing_cand"] if got["plumbing_cand"] is not None else "-",
-                0.0 if self.big else lane_offset(got)))
+                self.lane_offset(got)))
         return got
 
     def first_round_checks(self, sets, frames):
@@ -951,14 +951,14 @@ class _Judge:
         fastest dry frame leaves those delays in every figure alike, pulling a ratio towards 1 rather than
         dividing by what is left of a frame after a noisy plumbing."""
         p = min(list(self.clean["dry"]) + list(got.get("dry") or []))
-        return p, p + self.lane_offset()
+        return p, p + self.lane_offset(self.clean)
 
-    def lane_offset(self):
+    def lane_offset(self, clean):
         """lane_offset() of the clean rounds, where the two lanes are laid out alike: a big task's reference lane
         delivers over its inputs (rewritten before each of its frames) and the candidate's apart from them, so
         their dry frames differ by more than the lanes (on an H100 88_MinGPTNewGelu's by -0.27 to -0.41 ms a
         frame, which put its own copy at 0.79-0.85x)."""
-        return 0.0 if self.big else lane_offset(self.clean)
+        return 0.0 if self.big else lane_offset(clean)
 
     def report_times(self, got):
         res, clean, K = self.res, self.clean, self.K

@@ -44,6 +44,11 @@ def _shifts(slots):
     return max(1, -(-PLACES // max(1, slots)))
 
 
+def _in_slot(in_bytes, chain):
+    """Bytes of an input slot: the set, then the chained input's scratch twin where there is a chain."""
+    return align(max(in_bytes, ALIGN)) + (align(chain["bytes"]) if chain else 0)
+
+
 def _shifted(layout, delta):
     return [dict(e, off=e["off"] + delta) if "off" in e else e for e in layout]
 
@@ -77,7 +82,7 @@ class Lane:
         self.slots = slots
         self.chain = chain  # chain.plan(): the chained input's scratch twin follows the inputs in each slot
         self.scratch_off = align(max(in_bytes, ALIGN))
-        self.in_slot = self.scratch_off + (align(chain["bytes"]) if chain else 0)
+        self.in_slot = _in_slot(in_bytes, chain)
         self.shifts = _shifts(slots)
         self.out_slot = align(max(out_bytes, ALIGN)) + (1 << 12) + self.shifts * ALIGN
         self.out_sets = out_sets
@@ -91,7 +96,7 @@ class Lane:
     # ---- geometry --------------------------------------------------------------------------------------
     @staticmethod
     def size_for(slots, in_bytes, out_bytes, out_sets, shared_io, chain=None):
-        in_slot = align(max(in_bytes, ALIGN)) + (align(chain["bytes"]) if chain else 0)
+        in_slot = _in_slot(in_bytes, chain)
         out_slot = align(max(out_bytes, ALIGN)) + (1 << 12) + _shifts(slots) * ALIGN
         if shared_io:
             return max(in_slot, out_slot)
