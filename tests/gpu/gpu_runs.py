@@ -47,7 +47,9 @@ def speedup(r, base):
 
 def gpu_used_mib():
     try:
-        out = subprocess.run(["nvidia-smi", "--query-gpu=memory.used", "--format=csv,noheader,nounits"],
+        # The GPU this process was given (CUDA_VISIBLE_DEVICES=I, one job a GPU: tests/gpu/parallel.sh), else the first.
+        which = (os.environ.get("CUDA_VISIBLE_DEVICES") or "0").split(",")[0]
+        out = subprocess.run(["nvidia-smi", "-i", which, "--query-gpu=memory.used", "--format=csv,noheader,nounits"],
                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, timeout=10).stdout
         return int(out.split()[0])
     except (OSError, ValueError, IndexError, subprocess.TimeoutExpired):

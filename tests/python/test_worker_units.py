@@ -147,6 +147,25 @@ def test_the_candidate_lane_carries_the_lanes_offset_measured_before_its_import(
     assert plumbing(dry, steady, big=True) == (3.9, 3.9)
 
 
+
+def test_gpu_baseline_interference_reads_the_clean_rounds_spread():
+    # A baseline beside the candidate is "slowed" on a GPU only past 1.3x its fastest clean round AND past its
+    # slowest clean round: the H100 figures of an honest candidate (299d5d5) are clean, a real slowdown is not.
+    from kwb_worker import integrity
+
+    def interference(clean, fastest, median, on_gpu=True):
+        checks = integrity.JudgeChecks(on_gpu=on_gpu)
+        checks.note_baselines({"eager": clean}, {"eager": {"samples": [fastest, median], "min_ms": fastest,
+                                                           "median_ms": median}})
+        return checks.m_interference[0]
+
+    spread = [11.83, 14.0, 16.5, 20.20]
+    assert interference(spread, 17.91, 20.26) == "no"  # within what the clean rounds did on their own
+    assert interference(spread, 27.0, 28.0) == "yes"  # past both bounds
+    tight = [11.83, 11.9, 12.0, 12.1]
+    assert interference(tight, 15.8, 16.0) == "yes"  # 1.34x the fastest, past a tight clean spread
+    assert interference(tight, 15.8, 16.0, on_gpu=False) == "no"  # a CPU's bound is 1.6x
+
 def _cpu_ticks(pid):
     with open("/proc/%d/stat" % pid) as f:
         fields = f.read().rsplit(")", 1)[1].split()

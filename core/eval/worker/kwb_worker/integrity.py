@@ -271,7 +271,11 @@ class JudgeChecks:
             jitter = 0.05 if self.m_onGpu else 0.05 + (worst - before)  # the clean rounds' own spread
             ev.append("%s frames: fastest %.4f ms before the candidate was imported, %.4f ms beside it; median beside "
                       "it %.4f ms, slowest before %.4f ms" % (name, before, now, med, worst))
-            if now > (1.3 if self.m_onGpu else 1.6) * before + jitter:
+            # On a GPU the fastest beside the candidate must also pass the slowest clean round: the clean rounds
+            # of an honest task spread 11.8-20.2 ms on an H100 (linear_addmm_gelu, 299d5d5), and 17.9 ms beside
+            # it was refused as 1.51x slower. (A CPU's jitter holds the clean spread already.)
+            floor = max((1.3 * before, worst)) if self.m_onGpu else 1.6 * before
+            if now > floor + jitter:
                 hits.append("%s baseline %.2fx slower beside the candidate than before it was imported"
                             % (name, now / before))
             elif self.m_onGpu and med > 1.5 * worst + jitter:
