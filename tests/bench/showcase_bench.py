@@ -365,6 +365,8 @@ def main():
     ap.add_argument("--worker", action="store_true",
                     help="also run the worker's one-shot eval per task and print its table")
     args = ap.parse_args()
+    if args.out:
+        os.makedirs(args.out, exist_ok=True)
     if not torch.cuda.is_available():
         print("showcase_bench: no CUDA device; nothing to measure")
         return 0

@@ -18,7 +18,8 @@ Prints one row per evaluation, then precision (honest clean / honest), recall (c
 own-code speedups and wall times. Every result is written as JSON lines to --out.
 
 Usage: judge_check.py --kernelbench DIR --out FILE [--old-worker DIR/kwb_worker.py] [--budget-s 560]
-                      [--sections sample,big,showcase,handwritten,cheats] [--commit ID]
+                      [--sections sample,big,showcase,handwritten,cheats,pairs] [--commit ID]
+                      [--pairs FILE [--pairs-runs N]]
 """
 import argparse
 import glob
@@ -165,6 +166,17 @@ class Check:
             self.run("cheat", os.path.relpath(cand, os.path.join(ROOT, "tests", "data", "cheats")), task, cand,
                      honest=False)
 
+    def section_pairs(self):
+        """--pairs FILE: one `TASK CANDIDATE cheat|honest` a line (TASK from the repository's root, CANDIDATE from
+        the file's folder), e.g. a red team's held-out set; each run --pairs-runs times."""
+        base = os.path.dirname(os.path.abspath(self.a.pairs))
+        with open(self.a.pairs) as f:
+            lines = [ln.split() for ln in f if ln.strip() and not ln.lstrip().startswith("#")]
+        for _ in range(self.a.pairs_runs):
+            for task, cand, kind in lines:
+                self.run("pair-" + kind, cand, os.path.join(ROOT, task), os.path.join(base, cand),
+                         honest=kind == "honest")
+
     def section_big(self):
         for stem in (self.a.big.split(",") if self.a.big else BIG):
             self.own("big", 1, stem, memory=True)
@@ -222,6 +234,8 @@ def main():
     ap.add_argument("--sections", default="showcase,handwritten,sample,cheats,big")
     ap.add_argument("--commit", default=None)
     ap.add_argument("--big", default="", help="comma-separated big tasks instead of all 23")
+    ap.add_argument("--pairs", help="the pairs section's file: TASK CANDIDATE cheat|honest a line")
+    ap.add_argument("--pairs-runs", type=int, default=1)
     ap.add_argument("--cheats", default="", help="only cheat files whose name matches this regular expression")
     a = ap.parse_args()
     a.commit = a.commit or git_commit()

@@ -14,7 +14,7 @@ Resumable in shards: --state FILE holds one JSON line per finished task; a run s
 starting tasks after --budget-s (a device command may run 10 minutes). Totals cover every line of the
 state file.
 
-Usage: kernelbench_sweep.py KERNELBENCH_DIR --state FILE [--levels 1,2,3] [--budget-s 540] [--commit ID]
+Usage: kernelbench_sweep.py KERNELBENCH_DIR --state FILE [--levels 1,2,3] [--budget-s 540] [--commit ID] [--only REGEX]
                            [--every N --start M]   (a shard: every Nth task from the Mth, e.g. one per GPU)
 """
 import argparse
@@ -84,11 +84,13 @@ def main():
     ap.add_argument("--commit", default=None)
     ap.add_argument("--every", type=int, default=1, help="a shard: every Nth task of the levels' list ...")
     ap.add_argument("--start", type=int, default=0, help="... from this one (0-based)")
+    ap.add_argument("--only", default="", help="only tasks whose name matches this regular expression")
     a = ap.parse_args()
     commit = a.commit or git_commit()
     done = {(r["level"], r["task"]) for r in load_state(a.state)}
     listed = task_list(a.kernelbench, [int(x) for x in a.levels.split(",")])[a.start::max(1, a.every)]
-    todo = [(lv, p) for lv, p in listed if (lv, os.path.splitext(os.path.basename(p))[0]) not in done]
+    todo = [(lv, p) for lv, p in listed if (lv, os.path.splitext(os.path.basename(p))[0]) not in done
+            and re.search(a.only, os.path.basename(p))]
     print("sweep at commit %s: %d tasks done before, %d to go" % (commit, len(done), len(todo)), flush=True)
     out = open(a.state, "a")
     tmp = tempfile.mkdtemp(prefix="kwb-sweep-")
