@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The evaluator end to end with the REAL worker and /usr/bin/python3 (torch on CPU): correct, wrong,
-// crash and the next evaluation, bad inputs, a broken interpreter, the warm worker after a job, baseline cache.
+// crash and the next evaluation, bad inputs, a broken interpreter, baseline cache.
 #include "evaltestutil.h"
 
 #include "eval/baselinecache.h"
@@ -97,30 +97,6 @@ private Q_SLOTS:
         const EvalResult r = ev.evaluateBlocking(req);
         QCOMPARE(r.status, EvalStatus::InternalError);
         QVERIFY2(r.reason.contains(QStringLiteral("did not start")), qPrintable(r.reason));
-    }
-
-    void prestartIsOnByDefaultAndFollowsEveryJob()
-    {
-        // The suite runs with KWB_PRESTART=0 (tests/CMakeLists.txt); without it, as a user runs it, a worker is
-        // started ahead of the next job once a job ends.
-        const QByteArray saved = qgetenv("KWB_PRESTART");
-        const auto restore = [&saved] {
-            if (saved.isNull())
-                qunsetenv("KWB_PRESTART");
-            else
-                qputenv("KWB_PRESTART", saved);
-        };
-        qunsetenv("KWB_PRESTART");
-        Evaluator ev;
-        qputenv("KWB_PRESTART", "0");
-        Evaluator off;
-        restore();
-        QVERIFY(ev.prestartEnabled());
-        QVERIFY(!off.prestartEnabled());
-        QVERIFY(!ev.warmWorkerReady());
-        const EvalResult r = ev.evaluateBlocking(request(data(QStringLiteral("ok.py"))));
-        QVERIFY2(r.status == EvalStatus::Ok, qPrintable(toName(r.status) + QStringLiteral(": ") + r.reason));
-        QTRY_VERIFY_WITH_TIMEOUT(ev.warmWorkerReady(), 60000);
     }
 
     void baselineAndCache()
