@@ -169,9 +169,14 @@ class Check:
     def section_pairs(self):
         """--pairs FILE: one `TASK CANDIDATE cheat|honest` a line (TASK from the repository's root, CANDIDATE from
         the file's folder), e.g. a red team's held-out set; each run --pairs-runs times."""
+        if not self.a.pairs:
+            sys.exit("judge_check: the pairs section needs --pairs FILE")
         base = os.path.dirname(os.path.abspath(self.a.pairs))
         with open(self.a.pairs) as f:
             lines = [ln.split() for ln in f if ln.strip() and not ln.lstrip().startswith("#")]
+        bad = [" ".join(ln) for ln in lines if len(ln) != 3 or ln[2] not in ("cheat", "honest")]
+        if bad:
+            sys.exit("judge_check: %s: lines not of the form `TASK CANDIDATE cheat|honest`: %s" % (self.a.pairs, bad[0]))
         for _ in range(self.a.pairs_runs):
             for task, cand, kind in lines:
                 self.run("pair-" + kind, cand, os.path.join(ROOT, task), os.path.join(base, cand),
