@@ -147,6 +147,69 @@ def test_the_candidate_lane_carries_the_lanes_offset_measured_before_its_import(
     assert plumbing(dry, steady, big=True) == (3.9, 3.9)
 
 
+    # Pairs of which either frame waited for a CPU (another process ran) are left out of the offset.
+    waits = {"dry": [0.0] * 8, "dry_cand": [0.0] * 8}
+    waits["dry_cand"][1] = waits["dry_cand"][4] = 2.0  # the two odd pairs (-0.05 and the 0.2) were delayed
+    j = SimpleNamespace(clean={"dry": dry, "dry_cand": steady, "waits": waits}, big=False)
+    assert judge.lane_offset(j.clean) == pytest.approx(0.3)
+    noisy = {"dry": [3.0] * 8, "dry_cand": [3.0] * 8}
+    assert judge.lane_offset({"dry": dry, "dry_cand": steady, "waits": noisy}) == 0.0  # no quiet pair: none
+
+
+def test_the_counted_frames_are_those_no_other_process_delayed():
+    # A frame whose judge and runner waited for a CPU (the kernel's run delay) is not counted while enough others
+    # did not wait; chosen by the wait, never by the frame's length. Too few quiet: the least delayed fill up.
+    from kwb_worker import judge
+
+    assert judge.quiet(10.0, 0.0) and judge.quiet(10.0, None)
+    assert judge.quiet(10.0, judge.QUIET_MS + judge.QUIET_SHARE * 10.0)
+    assert not judge.quiet(3.3, 2.0)
+    frames = [3.4, 7.5, 3.2, 9.9, 3.3, 3.1]
+    waits = [0.0, 4.1, 0.01, 5.0, 0.0, 3.0]
+    assert judge.pick_quiet(frames, waits, 3) == [0, 2, 4]  # the 3.1 ms frame waited 3 ms: not chosen, though fastest
+    assert judge.pick_quiet(frames, waits, 4) == [0, 2, 4, 5]  # the least delayed of the others fills up
+    assert judge.pick_quiet(frames, waits, 2) == [0, 2]  # the first quiet ones, in round order
+    assert judge.pick_quiet(frames, [None] * 6, 6) == list(range(6))
+
+
+def test_the_lanes_take_turns_with_as_many_frames_each():
+    # round_frames: the two lanes alternate frame by frame, the candidate's lane padded with rhythm frames to the
+    # reference's count (a lane that runs less often ran its frames longer); a big task keeps its dry frame first.
+    from types import SimpleNamespace
+
+    from kwb_worker import judge
+
+    seen = []
+
+    class FakeLane:
+        def __init__(self, name):
+            self.name = name
+
+        def frame(self, n, what, phase, seed, mode="model", out_set=0, **kw):
+            seen.append((self.name, mode, out_set))
+            return SimpleNamespace(ms=1.0, cpu_stopped=0.0, waited=0.0)
+
+    ref, cand = FakeLane("ref"), FakeLane("cand")
+    j = SimpleNamespace(K=4, reseed=False, big=False, ctx=SimpleNamespace(seed=1, phase="x"), cand=cand,
+                        ref=ref, out_shapes=[], idle_ms=lambda: None,
+                        ref_frame=lambda mode, sets, what, phase: ref.frame(4, what, phase, 0, mode=mode))
+    for names in (["dry", "eager", "candidate", "graph"], ["dry", "eager", "candidate"], ["dry", "eager", "graph",
+                                                                                            "dry_cand"]):
+        for _ in range(20):
+            del seen[:]
+            frames, _ = judge._Judge.round_frames(j, 0, names, [], "w", "p")
+            lanes = [s[0] for s in seen]
+            assert lanes.count("ref") == lanes.count("cand") == len([n for n in names if n in ("dry", "eager",
+                                                                                                 "graph")])
+            assert all(a != b for a, b in zip(lanes, lanes[1:])), lanes  # turns
+            assert all(out_set == 1 for lane, mode, out_set in seen if lane == "cand" and mode == "dry" and
+                       "dry_cand" not in names)  # rhythm frames deliver to the lane's second output set
+            assert judge._lane_gaps(frames) == 0.0
+    j.big = True
+    del seen[:]
+    judge._Judge.round_frames(j, 0, ["dry", "eager", "candidate"], [], "w", "p")
+    assert [s[0] for s in seen][0] == "ref" and len(seen) == 3 and seen[0][1] == "dry"
+
 
 def test_gpu_baseline_interference_reads_the_clean_rounds_spread():
     # A baseline beside the candidate is "slowed" on a GPU only past 1.3x its fastest clean round AND past its

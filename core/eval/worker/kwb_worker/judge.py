@@ -64,6 +64,8 @@ CLEAN_ROUNDS = {True: 10, False: 6}  # rounds before the candidate is imported (
 WARM_ROUNDS = {True: 2, False: 1}
 BURST_BELOW_MS, BURST_MS, BURST_MAX = 1.0, 3.0, 256  # estimate_call_ms: calls shorter than this timed in bursts
 LANE_OFFSET_AGREE, LANE_OFFSET_BOUND = 0.75, 0.25  # lane_offset: counted when that share of pairs agree; bound
+QUIET_MS, QUIET_SHARE = 0.05, 0.02  # quiet(): a frame's run delay up to this much is no other process's doing
+QUIET_ROUNDS = 3  # timed rounds run up to this many times `repeat`, until every kind has `repeat` quiet frames
 FLOOR_SHARE = 0.02  # a frame is never charged less than this share of itself (a plumbing above the frame)
 _sysrand = random.SystemRandom()
 
@@ -77,6 +79,38 @@ def _runner_cpus():
     if not _cpus:
         _cpus.append(runner_cpus())
     return _cpus[0]
+
+
+def keep_apart():
+    """The judge's thread off its runners' core where it has another: the two take turns (the judge writes, thaws,
+    waits; the runner calls, answers), and on one core each of them waited for the other while it was runnable,
+    which the kernel's run delay then counted as if another process had delayed the frame (Frame.waited). Apart,
+    a frame's run delay is what other processes cost it. KWB_JUDGE_APART=0 leaves the judge where it is."""
+    if os.environ.get("KWB_JUDGE_APART", "1") == "0":
+        return
+    try:
+        cpus = _runner_cpus()
+        rest = sorted(set(os.sched_getaffinity(0)) - set(cpus or []))
+        if cpus and rest:
+            os.sched_setaffinity(0, rest)  # this thread only: the one that times the frames
+    except OSError as e:
+        log("the judge stays on its CPUs: %s" % e)
+
+
+def quiet(frame_ms, waited):
+    """A frame that no other process delayed: its run delay (Frame.waited) at most QUIET_MS plus QUIET_SHARE of
+    it (an idle machine: 0-0.02 ms; beside a CPU-bound process 2-5 ms in a 3-8 ms frame). Unknown counts as quiet."""
+    return waited is None or waited <= QUIET_MS + QUIET_SHARE * frame_ms
+
+
+def pick_quiet(frames, waits, n):
+    """The indices (in round order) of n frames to count: the first n quiet ones; where fewer are quiet, those and
+    the least delayed of the others. Chosen by what the kernel says delayed them, never by their length."""
+    calm = [i for i, (f, w) in enumerate(zip(frames, waits)) if quiet(f, w)]
+    if len(calm) < n:
+        calm_set = set(calm)
+        calm += sorted((i for i in range(len(frames)) if i not in calm_set), key=lambda i: waits[i])[:n - len(calm)]
+    return sorted(calm[:n])
 
 
 def prestart_runner():
@@ -139,6 +173,7 @@ def run_eval(req, phase, baseline_only=False):
         res["device"], res["on_gpu"] = device_label(ctx.device), on_gpu
         checks = JudgeChecks(on_gpu)
         judge = _Judge(ctx, req, res, checks, baseline_only)
+        keep_apart()
         judge.run()
     except Failure as f:
         res["status"], res["reason"] = f.status, f.reason
@@ -178,6 +213,14 @@ def per_call(frames, plumbing, n):
     return [max(f - plumbing, FLOOR_SHARE * f) / n for f in frames]
 
 
+def _lane_gaps(frames):
+    """The CPU time the candidate's lane used while stopped over a round: the sum of the gaps before each of its
+    frames of the round (its calls, its dry batch, its rhythm frames), so a round's figure covers the time since
+    the previous round's last frame of the lane, as one frame a round did; None where one was not read."""
+    gaps = [f.cpu_stopped for n, f in frames.items() if n in ("candidate", "dry_cand") or n.startswith("rhythm")]
+    return None if not gaps or None in gaps else sum(gaps)
+
+
 def lane_offset(clean):
     """How much longer the candidate lane's plumbing is than the reference lane's, measured before the
     candidate was imported: the median over the clean rounds of the two lanes' dry frames of the same round
@@ -188,7 +231,9 @@ def lane_offset(clean):
     sign agrees with the median's in at least LANE_OFFSET_AGREE of them: on a loaded machine the pairs scatter
     either side by milliseconds) and at most LANE_OFFSET_BOUND of the plumbing; otherwise 0."""
     dry, cand = clean.get("dry") or [], clean.get("dry_cand") or []
-    pairs = [c - d for d, c in zip(dry, cand)]
+    waits = clean.get("waits") or {}
+    wd, wc = waits.get("dry") or [None] * len(dry), waits.get("dry_cand") or [None] * len(cand)
+    pairs = [c - d for d, c, a, b in zip(dry, cand, wd, wc) if quiet(d, a) and quiet(c, b)]  # no other process's
     if len(pairs) < 3:
         return 0.0
     mid = statistics.median(pairs)
@@ -600,8 +645,8 @@ class _Judge:
     def open_lanes(self):
         """The two runners (pre-started), each with an arena of its own: the reference's (K input slots, an output
         set for eager and one for the graph and the dry batches; a big task's outputs go where its inputs were)
-        and the candidate's (K input slots, one output set, always apart from the inputs: the judge reads the
-        inputs back after a call)."""
+        and the candidate's (K input slots, an output set for its calls and one for its rhythm frames' dry batches,
+        always apart from the inputs: the judge reads the inputs back after a call)."""
         K, dev = self.K, self.ctx.device
         ref_size = Lane.size_for(K, self.in_bytes, self.out_bytes, 2, self.big, self.chain)
         ref_runner = _take_runner("reference")
@@ -609,9 +654,10 @@ class _Judge:
         self.ref = Lane("reference", ref_runner, self.make_arena(ref_size), dev, K, self.in_bytes, self.out_bytes,
                         2, self.big, True, self, self.chain)
         if cand_runner is not None:
-            cand_size = Lane.size_for(K, self.in_bytes, self.out_bytes, 1, False, self.chain)
+            sets = 1 if self.big else 2  # the second for its rhythm frames' dry outputs (round_frames)
+            cand_size = Lane.size_for(K, self.in_bytes, self.out_bytes, sets, False, self.chain)
             self.cand = Lane("candidate", cand_runner, self.make_arena(cand_size), dev, K, self.in_bytes,
-                             self.out_bytes, 1, False, False, self, self.chain)
+                             self.out_bytes, sets, False, False, self, self.chain)
         for lane in (self.ref, self.cand):
             if lane is None:
                 continue
@@ -674,22 +720,39 @@ class _Judge:
             return False
 
     def round_frames(self, i, names, sets, what, phase):
-        """One round's frames, in an order drawn afresh each round (whatever a frame's place or its neighbour
-        costs, every kind pays it alike; a rotation kept the candidate right after eager in three rounds of
-        four); a big task's dry frame comes first (its outputs overwrite the inputs, and the eager outputs are
-        the references of the round). The judge's tiny kernel runs after each frame."""
+        """One round's frames. The two lanes take turns, frame by frame, and run as many frames each: the
+        reference's kinds (dry, eager, the graph) and the candidate's lane's (its calls, or its dry batch before the
+        import) padded with `rhythm` frames (a dry batch of the candidate's runner, its outputs to its second set,
+        timed for nothing), each lane's in an order drawn afresh each round, the first lane drawn too. So whatever
+        a frame's neighbour or a runner's idle time costs (on a CPU the candidate's lane, one frame a round against
+        the reference's two, ran its dry frames 0.1-0.4 ms longer; with two each, as long), every kind pays it
+        alike. A big task keeps one frame of each kind, its dry frame first (its outputs overwrite the inputs, and
+        the eager outputs are the references of the round). The judge's tiny kernel runs after each frame."""
         fwd = _fwd_seed(self.ctx, 0)
-        rest = [n for n in names if not (self.big and n == "dry")]
-        _sysrand.shuffle(rest)
-        order = (["dry"] if len(rest) < len(names) else []) + rest
+        if self.big:
+            rest = [n for n in names if n != "dry"]
+            _sysrand.shuffle(rest)
+            order = (["dry"] if "dry" in names else []) + rest
+        else:
+            refs = [n for n in names if n in ("dry", "eager", "graph")]
+            cands = [n for n in names if n not in refs]
+            if cands:
+                cands += ["rhythm"] * max(0, len(refs) - len(cands))
+            _sysrand.shuffle(refs)
+            _sysrand.shuffle(cands)
+            first, second = (refs, cands) if _sysrand.random() < 0.5 else (cands, refs)
+            order = [n for pair in zip(first, second) for n in pair] + first[len(second):] + second[len(first):]
         frames, idle = {}, {}
-        for name in order:
+        for j, name in enumerate(order):
+            if name == "rhythm":
+                name = "rhythm%d" % j  # (several a round)
             if name == "candidate":
                 frames[name] = self.cand.frame(self.K, what, phase, fwd, reseed=self.reseed, cpu=True,
                                                clobber=not self.big)
-            elif name == "dry_cand":
+            elif name == "dry_cand" or name.startswith("rhythm"):
                 frames[name] = self.cand.frame(self.K, "dry batch", phase, fwd, mode="dry", dry_out=self.out_shapes,
-                                               cpu=True, clobber=not self.big)
+                                               cpu=True, clobber=name == "dry_cand" and not self.big,
+                                               out_set=0 if name == "dry_cand" else 1)
             else:
                 frames[name] = self.ref_frame({"eager": "model"}.get(name, name), sets, name, phase)
             idle[name] = self.idle_ms()
@@ -707,7 +770,7 @@ class _Judge:
             n = max(1, repeat)
         phase = self.ctx.phase
         K = self.K
-        got = {"eager": [], "graph": [], "dry": [], "dry_cand": [], "cpu_cand": [], "idle": [], "claim": []}
+        got = {"eager": [], "graph": [], "dry": [], "dry_cand": [], "cpu_cand": [], "idle": [], "claim": [], "waits": {}}
         sets = [big_first] if self.big else self.draws(K)
         self.ref.write(sets)
         if not self.big:
@@ -726,12 +789,15 @@ class _Judge:
             if i < WARM_ROUNDS[self.on_gpu]:
                 continue
             for name, f in frames.items():
+                if name.startswith("rhythm"):
+                    continue
                 got[name].append(f.ms)
+                got["waits"].setdefault(name, []).append(f.waited)
                 if idle[name] is not None:
                     got["idle"].append(idle[name])
             got["claim"].append(frames["eager"].claim)
             if "dry_cand" in frames:
-                got["cpu_cand"].append(frames["dry_cand"].cpu_stopped)
+                got["cpu_cand"].append(_lane_gaps(frames))
         if self.big and self.graph:
             got["graph"] = self.graph_block(big_first if big_first is not None else sets[0], "clean")
         got["plumbing"] = min(got["dry"])
@@ -853,15 +919,25 @@ class _Judge:
         inputs."""
         warmup, repeat = _timing_counts(self.req, self.on_gpu)
         K = self.K
-        checked = set(range(repeat)) if self.out_bytes * K * repeat <= CHECK_ALL_BYTES else \
-            set(_sysrand.sample(range(repeat), min(repeat, CHECK_SAMPLE)))
+        every = self.out_bytes * K * repeat <= CHECK_ALL_BYTES
+        checked = set(range(repeat)) if every else set(_sysrand.sample(range(repeat), min(repeat, CHECK_SAMPLE)))
+        # Rounds beyond `repeat` (frames that another process delayed, see below) only where every round is checked:
+        # a round the candidate could count on being unchecked would be one it could skip its work in.
+        limit = repeat * QUIET_ROUNDS if every else repeat
         self.checked_timed = 0
         fp64_call = 1 + _sysrand.choice(sorted(checked)) if checked else -1
         got = {"eager": [], "graph": [], "candidate": [], "dry": [], "claim": [], "eager_claim": [], "cpu": []}
         names = ["dry", "eager", "candidate"] + (["graph"] if self.graph and not self.big else [])
-        for i in range(warmup + repeat + 1):
-            rnd = i - warmup  # < 0: warm-up; 0: discarded; 1..repeat: timed
-            check = rnd == 0 or (rnd > 0 and (rnd - 1) in checked)
+        got["waits"] = {n: [] for n in names}  # each frame's wait for a CPU (Frame.waited), by kind
+        got["idles"] = {n: [] for n in names}  # the judge's tiny kernel after each frame, by kind
+        i = -1
+        while True:
+            i += 1
+            rnd = i - warmup  # < 0: warm-up; 0: discarded; 1..: timed (repeat, more while frames waited for a CPU)
+            if rnd > repeat and (rnd > limit or all(
+                    sum(1 for f, w in zip(got[n], got["waits"][n]) if quiet(f, w)) >= repeat for n in names)):
+                break
+            check = rnd == 0 or (rnd > 0 and (every or (rnd - 1) in checked))
             what = "warm-up calls" if rnd < 0 else "timed calls %d" % rnd
             sets = self.draws(K)
             if not self.big:
@@ -871,10 +947,14 @@ class _Judge:
             self.checks.note_idle(idle["candidate"])
             if rnd > 0:
                 for name, f in frames.items():
+                    if name.startswith("rhythm"):
+                        continue
                     got[name].append(f.ms)
+                    got["waits"][name].append(f.waited)
+                    got["idles"][name].append(idle[name])
                 got["claim"].append(frames["candidate"].claim)
                 got["eager_claim"].append(frames["eager"].claim)
-                got["cpu"].append(frames["candidate"].cpu_stopped)
+                got["cpu"].append(_lane_gaps(frames))
             if check:
                 self.check_round(what, sets, frames, rnd == fp64_call)
                 if rnd >= 0:
@@ -901,7 +981,33 @@ class _Judge:
         if K > 1:
             self.notes.append("%d calls a frame, each on fresh inputs; every figure is the judge's frame less its "
                               "plumbing, over the calls" % K)
-        self.report_times(got)
+        self.report_times(self.counted(got, names, repeat))
+
+    def counted(self, got, names, repeat):
+        """The `repeat` frames of each kind that count (pick_quiet): on a busy machine the frames that no other
+        process delayed, by the kernel's own account of each frame's wait for a CPU. Every frame still counts for
+        the checks of work while stopped, and for the plumbing (its fastest dry frame)."""
+        out = dict(got, every={n: got[n] for n in names})  # (every frame, for KWB_FRAMES_DUMP)
+        rounds = len(got["candidate"])
+        delayed = {n: sum(1 for f, w in zip(got[n], got["waits"][n]) if not quiet(f, w)) for n in names}
+        for n in names:
+            if n == "dry":
+                continue
+            idx = pick_quiet(got[n], got["waits"][n], repeat)
+            out[n] = [got[n][k] for k in idx]
+            if n == "candidate":
+                out["claim"] = [got["claim"][k] for k in idx]
+            elif n == "eager":
+                out["eager_claim"] = [got["eager_claim"][k] for k in idx]
+        if any(delayed[n] for n in names if n != "dry"):
+            short = [n for n in names if n != "dry" and rounds - delayed[n] < repeat]
+            self.notes.append("frames another process delayed (the kernel's run delay of the judge and the runner): %s "
+                              "of %d rounds; each figure counts %d frames%s" % (
+                                  ", ".join("%s %d" % (n, delayed[n]) for n in names if n != "dry"), rounds, repeat,
+                                  " that were not" if not short else ", the least delayed (%s: fewer were not)"
+                                  % ", ".join(short)))
+            log(self.notes[-1])
+        return out
 
     def check_round(self, what, sets, frames, fp64):
         """The candidate's calls of a round against the reference lane's eager calls on the same inputs (read in

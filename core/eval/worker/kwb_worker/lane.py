@@ -27,7 +27,7 @@ import time
 from . import timing
 from .arena import ALIGN, LayoutError
 from .failures import Failure
-from .runnerclient import RunnerGone
+from .runnerclient import RunnerGone, judge_waited_ms
 
 
 PLACES = 64  # where a call's outputs may go: at least this many places (slot and shift), drawn after the calls
@@ -57,11 +57,15 @@ class Frame:
     """What one frame measured: `ms` the judge's wall clock around the batch, `claim` the runner's own
     clock of its calls (a cross-check), `layouts` where each call's outputs lie, `peak` the runner's report
     of its allocator's peak (-1: not asked), `cpu_stopped` the lane's CPU time (ms) since its previous frame
-    ended, all of it while stopped (None: not read)."""
+    ended, all of it while stopped (None: not read), `waited` how long the judge's thread and the runner's main
+    thread were runnable but waiting for a CPU during the frame (ms, the kernel's run_delay, summed; None: not
+    read): the two take turns on different cores (judge.keep_apart), so on an idle machine this is ~0 and a frame
+    that another process delayed says so."""
 
-    __slots__ = ("ms", "claim", "layouts", "peak", "cpu_stopped", "bases", "ends", "clobbered")
+    __slots__ = ("ms", "claim", "layouts", "peak", "cpu_stopped", "bases", "ends", "clobbered", "waited")
 
-    def __init__(self, ms, claim, layouts, peak, cpu_stopped, bases, ends, clobbered=None):
+    def __init__(self, ms, claim, layouts, peak, cpu_stopped, bases, ends, clobbered=None, waited=None):
+        self.waited = waited
         self.ms, self.claim, self.layouts, self.peak, self.cpu_stopped = ms, claim, layouts, peak, cpu_stopped
         self.bases, self.ends = bases, ends  # where each call's outputs were to go, and where its slot ends
         self.clobbered = clobbered  # the input slot overwritten between the calls and the delivery (None: none)
@@ -297,6 +301,7 @@ class Lane:
         collecting = gc.isenabled()
         gc.disable()  # a collection of the judge's objects is no part of anyone's frame
         try:
+            lane_w0, judge_w0 = self.runner.waited_ms(), judge_waited_ms()
             t0 = time.perf_counter()
             reply = self.ask(msg)
             if views:
@@ -306,10 +311,13 @@ class Lane:
                     timing._synchronize()
             delivered = self.ask({"cmd": "deliver", "bases": bases})
             t1 = time.perf_counter()
+            judge_w1, lane_w1 = judge_waited_ms(), self.runner.waited_ms()
         finally:
             if collecting:
                 gc.enable()
         self.pause()
+        waited = None if None in (lane_w0, lane_w1, judge_w0, judge_w1) else \
+            max(0.0, lane_w1 - lane_w0) + max(0.0, judge_w1 - judge_w0)
         if not self.trusted:
             why = self.runner.widened()
             if why:
@@ -339,4 +347,4 @@ class Lane:
             p = int(p) if isinstance(p, (int, float)) and not isinstance(p, bool) and 0 <= p < 2 ** 50 else -1
         except (OverflowError, ValueError):
             p = -1
-        return Frame((t1 - t0) * 1000.0, float(claim), layouts, p, cpu_stopped, bases, ends, victim)
+        return Frame((t1 - t0) * 1000.0, float(claim), layouts, p, cpu_stopped, bases, ends, victim, waited)

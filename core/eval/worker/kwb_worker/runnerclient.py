@@ -421,6 +421,14 @@ class RunnerClient:
         except OSError:
             return []
 
+    def waited_ms(self):
+        """How long the runner's main thread (the one that makes the calls and answers) has been runnable but waiting
+        for a CPU, in ms: the kernel's run_delay (/proc/<pid>/schedstat). None where it cannot be read."""
+        if self.m_proc is None:
+            return None
+        got = _run_delay_ns("/proc/%d/schedstat" % self.m_proc.pid)
+        return got / 1e6 if got is not None else None
+
     def tampered(self):
         """What another process of the judge's user changed of this runner (its session's priority, its threads'
         priority, scheduling policy and CPUs); a description, or "" (the reference's runner, where the
@@ -745,6 +753,21 @@ def _below(children, root):
         found.append(pid)
         todo.extend(children.get(pid, []))
     return found
+
+
+def _run_delay_ns(path):
+    """The second field of a schedstat file: nanoseconds runnable but waiting on a run queue."""
+    try:
+        with open(path) as f:
+            return int(f.read().split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def judge_waited_ms():
+    """The calling thread's own run_delay, in ms (None where unreadable)."""
+    got = _run_delay_ns("/proc/thread-self/schedstat")
+    return got / 1e6 if got is not None else None
 
 
 def _process_cpu_clock(pid):
