@@ -170,6 +170,8 @@ def test_the_counted_frames_are_those_no_other_process_delayed():
     assert judge.pick_quiet(frames, waits, 4) == [0, 2, 4, 5]  # the least delayed of the others fills up
     assert judge.pick_quiet(frames, waits, 2) == [0, 2]  # the first quiet ones, in round order
     assert judge.pick_quiet(frames, [None] * 6, 6) == list(range(6))
+    busy = [2.0, 4.1, 0.5, 5.0, 0.0, 3.0]  # one quiet frame of six: under a third, every frame as it came
+    assert judge.pick_quiet(frames, busy, 4) == [0, 1, 2, 3]
 
 
 def test_the_lanes_take_turns_with_as_many_frames_each():
