@@ -943,6 +943,7 @@ class _Judge:
         got["waits"] = {n: [] for n in names}  # each frame's wait for a CPU (Frame.waited), by kind
         got["idles"] = {n: [] for n in names}  # the judge's tiny kernel after each frame, by kind
         got["raw_waits"] = {n: [] for n in names}  # Frame.waited as read, on a GPU too (KWB_FRAMES_DUMP)
+        got["phases"] = {}  # Frame.phases by kind, rhythm frames too (KWB_FRAMES_DUMP)
         i = -1
         while True:
             i += 1
@@ -960,7 +961,9 @@ class _Judge:
             self.checks.note_idle(idle["candidate"])
             if rnd > 0:
                 for name, f in frames.items():
+                    got["phases"].setdefault("rhythm" if name.startswith("rhythm") else name, []).append(f.phases)
                     if name.startswith("rhythm"):
+                        got["idles"].setdefault("rhythm", []).append(idle[name])
                         continue
                     got[name].append(f.ms)
                     got["waits"][name].append(self.wait_of(f))

@@ -53,6 +53,19 @@ def _shifted(layout, delta):
     return [dict(e, off=e["off"] + delta) if "off" in e else e for e in layout]
 
 
+def _phases(t0, bt, t_back, t_clob, dt, t1):
+    """A frame's time by phase (ms): to the runner's receipt of the batch (the thaw, the wake-up), the runner's
+    batch, back to the judge, the judge's overwrite of a slot, to the runner's receipt of the delivery, the
+    delivery, back to the judge. From the runner's stamps (its monotonic clock, the judge's): a diagnosis only
+    (the candidate's runner could write anything there); None where they are missing."""
+    try:
+        (b0, b1), (d0, d1) = bt, dt
+        marks = [t0, float(b0), float(b1), t_back, t_clob, float(d0), float(d1), t1]
+    except (TypeError, ValueError):
+        return None
+    return [round((b - a) * 1000.0, 4) for a, b in zip(marks, marks[1:])]
+
+
 class Frame:
     """What one frame measured: `ms` the judge's wall clock around the batch, `claim` the runner's own
     clock of its calls (a cross-check), `layouts` where each call's outputs lie, `peak` the runner's report
@@ -62,10 +75,11 @@ class Frame:
     read): the two take turns on different cores (judge.keep_apart), so on an idle machine this is ~0 and a frame
     that another process delayed says so."""
 
-    __slots__ = ("ms", "claim", "layouts", "peak", "cpu_stopped", "bases", "ends", "clobbered", "waited")
+    __slots__ = ("ms", "claim", "layouts", "peak", "cpu_stopped", "bases", "ends", "clobbered", "waited", "phases")
 
     def __init__(self, ms, claim, layouts, peak, cpu_stopped, bases, ends, clobbered=None, waited=None):
         self.waited = waited
+        self.phases = None  # where the frame's time went (Lane.frame; KWB_FRAMES_DUMP only)
         self.ms, self.claim, self.layouts, self.peak, self.cpu_stopped = ms, claim, layouts, peak, cpu_stopped
         self.bases, self.ends = bases, ends  # where each call's outputs were to go, and where its slot ends
         self.clobbered = clobbered  # the input slot overwritten between the calls and the delivery (None: none)
@@ -304,11 +318,13 @@ class Lane:
             lane_w0, judge_w0 = self.runner.waited_ms(), judge_waited_ms()
             t0 = time.perf_counter()
             reply = self.ask(msg)
+            t_back = time.perf_counter()
             if views:
                 for v in views:
                     v.fill_(CLOBBER)
                 if self.cuda:
                     timing._synchronize()
+            t_clob = time.perf_counter()
             delivered = self.ask({"cmd": "deliver", "bases": bases})
             t1 = time.perf_counter()
             judge_w1, lane_w1 = judge_waited_ms(), self.runner.waited_ms()
@@ -347,4 +363,6 @@ class Lane:
             p = int(p) if isinstance(p, (int, float)) and not isinstance(p, bool) and 0 <= p < 2 ** 50 else -1
         except (OverflowError, ValueError):
             p = -1
-        return Frame((t1 - t0) * 1000.0, float(claim), layouts, p, cpu_stopped, bases, ends, victim, waited)
+        frame = Frame((t1 - t0) * 1000.0, float(claim), layouts, p, cpu_stopped, bases, ends, victim, waited)
+        frame.phases = _phases(t0, reply.get("t"), t_back, t_clob, delivered.get("t"), t1)
+        return frame

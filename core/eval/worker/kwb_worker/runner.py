@@ -23,6 +23,7 @@ import os
 import signal
 import sys
 import threading
+import time
 import traceback
 
 import torch
@@ -426,6 +427,7 @@ class Runner:
                 msg = self.m_wire.recv()
             except wire_mod.WireError:
                 return 0
+            t_recv = time.perf_counter()
             cmd = msg.get("cmd")
             if cmd == "exit":
                 return 0
@@ -454,6 +456,10 @@ class Runner:
                     st, why = classify(e, self.m_phase, self.m_candidate, needs_gpu=self.m_needsGpu,
                                        on_gpu=self.m_device.type == "cuda")
                     reply = {"fail": {"status": st, "reason": why}}
+            if cmd in ("batch", "deliver") and "ok" in reply:
+                # When the command arrived and its answer left, on the machine's monotonic clock (the judge's
+                # too): where a frame's time went, for KWB_FRAMES_DUMP only, never a figure.
+                reply["t"] = [t_recv, time.perf_counter()]
             self.m_wire.send(reply)
             if collecting and not gc.isenabled():
                 gc.enable()
