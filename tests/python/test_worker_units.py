@@ -173,6 +173,18 @@ def test_the_counted_frames_are_those_no_other_process_delayed():
     busy = [2.0, 4.1, 0.5, 5.0, 0.0, 3.0]  # one quiet frame of six: under a third, every frame as it came
     assert judge.pick_quiet(frames, busy, 4) == [0, 1, 2, 3]
 
+    # More timed rounds only while every kind would reach `repeat` quiet frames within the limit at its rate so far.
+    def got(*waits):
+        return {"eager": [3.0] * len(waits[0]), "candidate": [3.0] * len(waits[1]),
+                "waits": {"eager": list(waits[0]), "candidate": list(waits[1])}}
+
+    q, d = 0.0, 2.0
+    assert not judge.more_rounds(got([q] * 6, [q] * 6), ["eager", "candidate"], 6, 18)  # enough already
+    assert judge.more_rounds(got([q, d] * 3, [q] * 6), ["eager", "candidate"], 6, 18)  # half quiet: 12 rounds do
+    assert not judge.more_rounds(got([q] + [d] * 5, [q] * 6), ["eager", "candidate"], 6, 18)  # 1 in 6: 36 needed
+    assert not judge.more_rounds(got([d] * 6, [q] * 6), ["eager", "candidate"], 6, 18)  # none quiet
+    assert not judge.more_rounds(got([q, d] * 9, [q] * 18), ["eager", "candidate"], 6, 18)  # at the limit
+
 
 def test_the_lanes_take_turns_with_as_many_frames_each():
     # round_frames: the two lanes alternate frame by frame, the candidate's lane padded with rhythm frames to the

@@ -103,6 +103,24 @@ def quiet(frame_ms, waited):
     return waited is None or waited <= QUIET_MS + QUIET_SHARE * frame_ms
 
 
+def more_rounds(got, names, repeat, limit):
+    """Whether another timed round is worth its time: some kind has fewer than `repeat` quiet frames, and at the
+    rate its frames have been quiet so far every kind would have them within `limit` rounds (on a machine busy
+    throughout, e.g. evaluations side by side on two cores, extra rounds would only cost time)."""
+    done = len(got["candidate"])
+    if done >= limit:
+        return False
+    short = False
+    for n in names:
+        calm = sum(1 for f, w in zip(got[n], got["waits"][n]) if quiet(f, w))
+        if calm >= repeat:
+            continue
+        short = True
+        if calm == 0 or done + (repeat - calm) * done / calm > limit:
+            return False
+    return short
+
+
 def pick_quiet(frames, waits, n):
     """The indices (in round order) of n frames to count: the first n quiet ones; where fewer are quiet but at
     least a third of n, those and the least delayed of the others; where fewer still (a machine busy throughout,
@@ -948,8 +966,7 @@ class _Judge:
         while True:
             i += 1
             rnd = i - warmup  # < 0: warm-up; 0: discarded; 1..: timed (repeat, more while frames waited for a CPU)
-            if rnd > repeat and (rnd > limit or all(
-                    sum(1 for f, w in zip(got[n], got["waits"][n]) if quiet(f, w)) >= repeat for n in names)):
+            if rnd > repeat and not more_rounds(got, names, repeat, limit):
                 break
             check = rnd == 0 or (rnd > 0 and (every or (rnd - 1) in checked))
             what = "warm-up calls" if rnd < 0 else "timed calls %d" % rnd
