@@ -25,7 +25,9 @@ SPEED_CHEATS = ["patch_clock_slow_work.py", "deferred_to_delivery.py", "lazy_in_
 # people's builds and evaluations (load average up to 19) the honest copies' medians wandered over
 # 0.21-2.75x in 39 runs (35 within 0.56-1.44x), and under this test's burner an honest 1_ReLU copy came out
 # at 0.40x: its frames carried 0.2-0.8 ms more outside its calls than eager's (KWB_FRAMES_DUMP). That is
-# the judge's to fix, not this bound's to hide.
+# the judge's to fix, not this bound's to hide. Since the judge counts on a CPU the frames no other process delayed
+# (the kernel's run delay), and says integrity.busy_machine (a warning) where too few were: then the figure is
+# declared not the candidate's alone, and is not held to the bound.
 HONEST_RANGE = (0.6, 1.7)
 NO_GAIN = 1.8  # as test_timing_cheats.py: a clean speed-only cheat's median against eager
 
@@ -58,7 +60,15 @@ def test_honest_copy_under_load(burner, torch_python, task, tmp_path):
     assert r["status"] == "ok", (r["status"], r["reason"])
     assert not flagged(r), "%s flagged under load: %s\n%s" % (task, flagged(r), checks(r))
     x = r["eager"]["median_ms"] / r["candidate"]["median_ms"]
-    assert HONEST_RANGE[0] < x < HONEST_RANGE[1], "%s: honest copy at %.2fx eager under load: %s" % (task, x, r["reason"])
+    busy = checks(r)["integrity.busy_machine"]
+    if busy["outcome"] == "yes":
+        # The judge says its frames held the machine's load as much as the work (other processes delayed most of
+        # them, by the kernel's run delay): a warning that cannot tell, with its counts, not a figure to hold to a
+        # bound. That happens beside this test's burner plus another CPU-bound process on two cores.
+        assert busy["severity"] == "warning" and "frames delayed by other processes" in busy["evidence"][0]["text"]
+        return
+    assert HONEST_RANGE[0] < x < HONEST_RANGE[1], "%s: honest copy at %.2fx eager under load: %s\n%s" % (
+        task, x, r["reason"], busy)
 
 
 @pytest.mark.parametrize("name", SPEED_CHEATS)

@@ -170,20 +170,21 @@ def test_the_counted_frames_are_those_no_other_process_delayed():
     assert judge.pick_quiet(frames, waits, 4) == [0, 2, 4, 5]  # the least delayed of the others fills up
     assert judge.pick_quiet(frames, waits, 2) == [0, 2]  # the first quiet ones, in round order
     assert judge.pick_quiet(frames, [None] * 6, 6) == list(range(6))
-    busy = [2.0, 4.1, 0.5, 5.0, 0.0, 3.0]  # one quiet frame of six: under a third, every frame as it came
-    assert judge.pick_quiet(frames, busy, 4) == [0, 1, 2, 3]
-
-    # More timed rounds only while every kind would reach `repeat` quiet frames within the limit at its rate so far.
+    # Chosen by their wait only where every kind has a third of its frames quiet; else every kind as it came.
     def got(*waits):
         return {"eager": [3.0] * len(waits[0]), "candidate": [3.0] * len(waits[1]),
                 "waits": {"eager": list(waits[0]), "candidate": list(waits[1])}}
 
-    q, d = 0.0, 2.0
-    assert not judge.more_rounds(got([q] * 6, [q] * 6), ["eager", "candidate"], 6, 18)  # enough already
-    assert judge.more_rounds(got([q, d] * 3, [q] * 6), ["eager", "candidate"], 6, 18)  # half quiet: 12 rounds do
-    assert not judge.more_rounds(got([q] + [d] * 5, [q] * 6), ["eager", "candidate"], 6, 18)  # 1 in 6: 36 needed
-    assert not judge.more_rounds(got([d] * 6, [q] * 6), ["eager", "candidate"], 6, 18)  # none quiet
-    assert not judge.more_rounds(got([q, d] * 9, [q] * 18), ["eager", "candidate"], 6, 18)  # at the limit
+    q, d, kinds = 0.0, 2.0, ["eager", "candidate"]
+    assert judge.selecting(got([q, d, d] * 2, [q] * 6), kinds, 6)
+    assert not judge.selecting(got([q] + [d] * 5, [q] * 6), kinds, 6)  # one kind short: no kind chooses
+    # More timed rounds only while some kind lacks two thirds quiet, and every kind would have a third by the limit.
+    assert not judge.more_rounds(got([q] * 6, [q] * 6), kinds, 6, 12)  # enough already
+    assert not judge.more_rounds(got([q, q, d] * 2, [q] * 6), kinds, 6, 12)  # two thirds: the least delayed fill
+    assert judge.more_rounds(got([q, d, d] * 2, [q] * 6), kinds, 6, 12)  # a third: more rounds may get more
+    assert judge.more_rounds(got([q] + [d] * 5, [q] * 6), kinds, 6, 12)  # 1 in 6: 2 by 12 rounds, a third of 6
+    assert not judge.more_rounds(got([d] * 6, [q] * 6), kinds, 6, 12)  # none quiet: never a third
+    assert not judge.more_rounds(got([q, d, d] * 4, [q] * 12), kinds, 6, 12)  # at the limit
 
 
 def test_the_lanes_take_turns_with_as_many_frames_each():
@@ -289,3 +290,21 @@ def test_a_frozen_cgroup_stays_frozen_whatever_signals_arrive():
     finally:
         busy.kill()
         fz.remove()
+
+
+def test_a_busy_machine_is_said_and_never_refused():
+    # integrity.busy_machine (CPU): a warning that cannot tell where the figures had to count frames other processes
+    # delayed; "no" where they could count the least delayed or none was delayed.
+    from kwb_worker import integrity
+
+    def busy(delayed, chosen):
+        checks = integrity.JudgeChecks(on_gpu=False)
+        checks.note_busy(delayed, 15, chosen)
+        return checks.m_busy
+
+    assert busy({"eager": 0, "candidate": 0}, True)[0] == "no"
+    assert busy({"eager": 9, "candidate": 4}, True)[0] == "no"
+    got = busy({"eager": 14, "candidate": 12}, False)
+    assert got[0] == "yes" and "candidate 12, eager 14 of 15" in got[1]
+    v = integrity.verdict("integrity.busy_machine", got[0], got[1], got[2])
+    assert v["severity"] == "warning"

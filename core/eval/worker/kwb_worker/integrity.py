@@ -31,6 +31,7 @@ SEVERITY = {
     "integrity.protocol": "critical",
     "integrity.isolation": "warning",
     "integrity.lingering_gpu_work": "critical",
+    "integrity.busy_machine": "warning",
 }
 LINGER_MS = 1.0  # a time slice of another context is ~2 ms on an H100; an idle GPU answers in ~0.02 ms
 
@@ -51,6 +52,8 @@ FIXES = {
     "integrity.isolation": "",
     "integrity.lingering_gpu_work": "Finish all GPU work before forward() returns; launch no kernel that "
                                     "outlives the call.",
+    "integrity.busy_machine": "Evaluate it again on a machine with less else running: the figure is not the "
+                              "candidate's alone.",
 }
 
 
@@ -123,6 +126,7 @@ class JudgeChecks:
         self.m_ranCandidate = False
         self.m_idle = []  # the judge's tiny kernel after each of the candidate's deliveries (ms)
         self.m_idleBase = []
+        self.m_busy = None  # (outcome, summary, evidence): how far other processes delayed the counted frames (CPU)
 
     # ---- evidence, fed by the judge ---------------------------------------------------------------
     def note_protocol(self, what):
@@ -230,6 +234,21 @@ class JudgeChecks:
                                      "while they were stopped: work escaped the stop, outside every frame" % g_med, ev)
         else:
             self.m_stopped = ("no", "the candidate's processes used no CPU while stopped", ev)
+
+    def note_busy(self, delayed, rounds, chosen):
+        """On a CPU: how many frames of each kind other processes delayed (the kernel's run delay, Frame.waited) out of
+        `rounds`, and whether the figures could count frames that were not (`chosen`). Where they could not, the
+        figures hold the machine's load as much as the candidate's work: a warning that cannot tell, never a
+        refusal."""
+        ev = ["frames delayed by other processes: %s, of %d timed rounds" % (
+            ", ".join("%s %d" % kv for kv in sorted(delayed.items())), rounds)]
+        if chosen or not any(delayed.values()):
+            self.m_busy = ("no", "the figures count the frames other processes delayed least" if any(delayed.values())
+                           else "no other process delayed a timed frame", ev)
+        else:
+            self.m_busy = ("yes", "other processes held the CPU in most timed frames (%s of %d): the figures hold the "
+                                  "machine's load as much as the candidate's work, so they cannot tell how fast it is"
+                           % (", ".join("%s %d" % kv for kv in sorted(delayed.items())), rounds), ev)
 
     def note_idle(self, ms):
         """The judge's tiny kernel after a delivery, the runner stopped (GPU; None on a CPU)."""
@@ -374,6 +393,8 @@ class JudgeChecks:
                 out.append(v)
             else:
                 out.append(verdict(det, "cannot_tell", "not timed"))
+        if self.m_busy is not None:
+            out.append(verdict("integrity.busy_machine", self.m_busy[0], self.m_busy[1], self.m_busy[2]))
         if self.m_speedup is None:
             out.append(verdict("integrity.implausible_speedup", "cannot_tell", "not timed"))
         else:

@@ -65,7 +65,7 @@ WARM_ROUNDS = {True: 2, False: 1}
 BURST_BELOW_MS, BURST_MS, BURST_MAX = 1.0, 3.0, 256  # estimate_call_ms: calls shorter than this timed in bursts
 LANE_OFFSET_AGREE, LANE_OFFSET_BOUND = 0.75, 0.25  # lane_offset: counted when that share of pairs agree; bound
 QUIET_MS, QUIET_SHARE = 0.05, 0.02  # quiet(): a frame's run delay up to this much is no other process's doing
-QUIET_ROUNDS = 3  # timed rounds run up to this many times `repeat`, until every kind has `repeat` quiet frames
+QUIET_ROUNDS = 2  # timed rounds run up to this many times `repeat`, until every kind has enough quiet frames
 FLOOR_SHARE = 0.02  # a frame is never charged less than this share of itself (a plumbing above the frame)
 _sysrand = random.SystemRandom()
 
@@ -103,32 +103,38 @@ def quiet(frame_ms, waited):
     return waited is None or waited <= QUIET_MS + QUIET_SHARE * frame_ms
 
 
+def _calm(got, n):
+    return sum(1 for f, w in zip(got[n], got["waits"][n]) if quiet(f, w))
+
+
+def selecting(got, names, repeat):
+    """Whether the counted frames are chosen by their wait (pick_quiet) for every kind: only where every kind has at
+    least a third of `repeat` quiet frames; otherwise every kind counts its first `repeat` frames as they came
+    (a machine busy throughout, e.g. evaluations side by side on two cores, where the least delayed of frames that
+    nearly all waited put an honest ReLU at 2.30x). One rule for all kinds: a ratio of a chosen figure and an
+    unchosen one would lean."""
+    return all(_calm(got, n) * 3 >= repeat for n in names)
+
+
 def more_rounds(got, names, repeat, limit):
-    """Whether another timed round is worth its time: some kind has fewer than `repeat` quiet frames, and at the
-    rate its frames have been quiet so far every kind would have them within `limit` rounds (on a machine busy
-    throughout, e.g. evaluations side by side on two cores, extra rounds would only cost time)."""
+    """Whether another timed round is worth its time: some kind has fewer than two thirds of `repeat` quiet frames
+    (the rest the least delayed fill), and at the rate each kind's frames have been quiet so far every kind would
+    have a third of `repeat` by `limit` rounds (short of that every kind counts its first frames: extra rounds would
+    only cost time)."""
     done = len(got["candidate"])
     if done >= limit:
         return False
-    short = False
-    for n in names:
-        calm = sum(1 for f, w in zip(got[n], got["waits"][n]) if quiet(f, w))
-        if calm >= repeat:
-            continue
-        short = True
-        if calm == 0 or done + (repeat - calm) * done / calm > limit:
-            return False
-    return short
+    calm = {n: _calm(got, n) for n in names}
+    if all(3 * c >= 2 * repeat for c in calm.values()):
+        return False
+    return all(3 * c * limit >= repeat * done for c in calm.values())
 
 
 def pick_quiet(frames, waits, n):
-    """The indices (in round order) of n frames to count: the first n quiet ones; where fewer are quiet but at
-    least a third of n, those and the least delayed of the others; where fewer still (a machine busy throughout,
-    e.g. evaluations side by side on two cores), the first n frames, every one as it came. Chosen by what the
-    kernel says delayed them, never by their length."""
+    """The indices (in round order) of n frames to count: the first n quiet ones; where fewer are quiet, those and
+    the least delayed of the others (selecting() says whether to choose at all). Chosen by what the kernel says
+    delayed them, never by their length."""
     calm = [i for i, (f, w) in enumerate(zip(frames, waits)) if quiet(f, w)]
-    if len(calm) * 3 < n:
-        return list(range(min(n, len(frames))))
     if len(calm) < n:
         calm_set = set(calm)
         calm += sorted((i for i in range(len(frames)) if i not in calm_set), key=lambda i: waits[i])[:n - len(calm)]
@@ -1024,22 +1030,25 @@ class _Judge:
         out = dict(got, every={n: got[n] for n in names})  # (every frame, for KWB_FRAMES_DUMP)
         rounds = len(got["candidate"])
         delayed = {n: sum(1 for f, w in zip(got[n], got["waits"][n]) if not quiet(f, w)) for n in names}
+        choose = selecting(got, [n for n in names if n != "dry"], repeat)
+        if not self.on_gpu:
+            self.checks.note_busy({n: delayed[n] for n in names if n != "dry"}, rounds, choose)
         for n in names:
             if n == "dry":
                 continue
-            idx = pick_quiet(got[n], got["waits"][n], repeat)
+            idx = pick_quiet(got[n], got["waits"][n], repeat) if choose else list(range(min(repeat, len(got[n]))))
             out[n] = [got[n][k] for k in idx]
             if n == "candidate":
                 out["claim"] = [got["claim"][k] for k in idx]
             elif n == "eager":
                 out["eager_claim"] = [got["eager_claim"][k] for k in idx]
         if any(delayed[n] for n in names if n != "dry"):
-            short = [n for n in names if n != "dry" and rounds - delayed[n] < repeat]
+            short = any(rounds - delayed[n] < repeat for n in names if n != "dry")
             self.notes.append("frames another process delayed (the kernel's run delay of the judge and the runner): %s "
                               "of %d rounds; each figure counts %d frames%s" % (
                                   ", ".join("%s %d" % (n, delayed[n]) for n in names if n != "dry"), rounds, repeat,
-                                  " that were not" if not short else ", the least delayed or, where fewer than a third "
-                                  "were not, the first (%s)" % ", ".join(short)))
+                                  " that were not" if not short else ", the least delayed" if choose else
+                                  ", the first (fewer than a third were not delayed)"))
             log(self.notes[-1])
         return out
 
