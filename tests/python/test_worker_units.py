@@ -187,45 +187,6 @@ def test_the_counted_frames_are_those_no_other_process_delayed():
     assert not judge.more_rounds(got([q, d, d] * 4, [q] * 12), kinds, 6, 12)  # at the limit
 
 
-def test_the_lanes_take_turns_with_as_many_frames_each():
-    # round_frames: the two lanes alternate frame by frame, the candidate's lane padded with rhythm frames to the
-    # reference's count (a lane that runs less often ran its frames longer); a big task keeps its dry frame first.
-    from types import SimpleNamespace
-
-    from kwb_worker import judge
-
-    seen = []
-
-    class FakeLane:
-        def __init__(self, name):
-            self.name = name
-
-        def frame(self, n, what, phase, seed, mode="model", out_set=0, **kw):
-            seen.append((self.name, mode, out_set))
-            return SimpleNamespace(ms=1.0, cpu_stopped=0.0, waited=0.0)
-
-    ref, cand = FakeLane("ref"), FakeLane("cand")
-    j = SimpleNamespace(K=4, reseed=False, big=False, ctx=SimpleNamespace(seed=1, phase="x"), cand=cand,
-                        ref=ref, out_shapes=[], idle_ms=lambda: None,
-                        ref_frame=lambda mode, sets, what, phase: ref.frame(4, what, phase, 0, mode=mode))
-    for names in (["dry", "eager", "candidate", "graph"], ["dry", "eager", "candidate"], ["dry", "eager", "graph",
-                                                                                            "dry_cand"]):
-        for _ in range(20):
-            del seen[:]
-            frames, _ = judge._Judge.round_frames(j, 0, names, [], "w", "p")
-            lanes = [s[0] for s in seen]
-            assert lanes.count("ref") == lanes.count("cand") == len([n for n in names if n in ("dry", "eager",
-                                                                                                 "graph")])
-            assert all(a != b for a, b in zip(lanes, lanes[1:])), lanes  # turns
-            assert all(out_set == 1 for lane, mode, out_set in seen if lane == "cand" and mode == "dry" and
-                       "dry_cand" not in names)  # rhythm frames deliver to the lane's second output set
-            assert judge._lane_gaps(frames) == 0.0
-    j.big = True
-    del seen[:]
-    judge._Judge.round_frames(j, 0, ["dry", "eager", "candidate"], [], "w", "p")
-    assert [s[0] for s in seen][0] == "ref" and len(seen) == 3 and seen[0][1] == "dry"
-
-
 def test_gpu_baseline_interference_reads_the_clean_rounds_spread():
     # A baseline beside the candidate is "slowed" on a GPU only past 1.3x its fastest clean round AND past its
     # slowest clean round: the H100 figures of an honest candidate (299d5d5) are clean, a real slowdown is not.

@@ -243,9 +243,9 @@ def per_call(frames, plumbing, n):
 
 def _lane_gaps(frames):
     """The CPU time the candidate's lane used while stopped over a round: the sum of the gaps before each of its
-    frames of the round (its calls, its dry batch, its rhythm frames), so a round's figure covers the time since
-    the previous round's last frame of the lane, as one frame a round did; None where one was not read."""
-    gaps = [f.cpu_stopped for n, f in frames.items() if n in ("candidate", "dry_cand") or n.startswith("rhythm")]
+    frames of the round (its calls, or its dry batch before the import), so a round's figure covers the time since
+    the previous round's last frame of the lane; None where one was not read."""
+    gaps = [f.cpu_stopped for n, f in frames.items() if n in ("candidate", "dry_cand")]
     return None if not gaps or None in gaps else sum(gaps)
 
 
@@ -673,8 +673,8 @@ class _Judge:
     def open_lanes(self):
         """The two runners (pre-started), each with an arena of its own: the reference's (K input slots, an output
         set for eager and one for the graph and the dry batches; a big task's outputs go where its inputs were)
-        and the candidate's (K input slots, an output set for its calls and one for its rhythm frames' dry batches,
-        always apart from the inputs: the judge reads the inputs back after a call)."""
+        and the candidate's (K input slots, one output set, always apart from the inputs: the judge reads the
+        inputs back after a call)."""
         K, dev = self.K, self.ctx.device
         ref_size = Lane.size_for(K, self.in_bytes, self.out_bytes, 2, self.big, self.chain)
         ref_runner = _take_runner("reference")
@@ -682,10 +682,9 @@ class _Judge:
         self.ref = Lane("reference", ref_runner, self.make_arena(ref_size), dev, K, self.in_bytes, self.out_bytes,
                         2, self.big, True, self, self.chain)
         if cand_runner is not None:
-            sets = 1 if self.big else 2  # the second for its rhythm frames' dry outputs (round_frames)
-            cand_size = Lane.size_for(K, self.in_bytes, self.out_bytes, sets, False, self.chain)
+            cand_size = Lane.size_for(K, self.in_bytes, self.out_bytes, 1, False, self.chain)
             self.cand = Lane("candidate", cand_runner, self.make_arena(cand_size), dev, K, self.in_bytes,
-                             self.out_bytes, sets, False, False, self, self.chain)
+                             self.out_bytes, 1, False, False, self, self.chain)
         for lane in (self.ref, self.cand):
             if lane is None:
                 continue
@@ -756,39 +755,26 @@ class _Judge:
             return False
 
     def round_frames(self, i, names, sets, what, phase):
-        """One round's frames. The two lanes take turns, frame by frame, and run as many frames each: the
-        reference's kinds (dry, eager, the graph) and the candidate's lane's (its calls, or its dry batch before the
-        import) padded with `rhythm` frames (a dry batch of the candidate's runner, its outputs to its second set,
-        timed for nothing), each lane's in an order drawn afresh each round, the first lane drawn too. So whatever
-        a frame's neighbour or a runner's idle time costs (on a CPU the candidate's lane, one frame a round against
-        the reference's two, ran its dry frames 0.1-0.4 ms longer; with two each, as long), every kind pays it
-        alike. A big task keeps one frame of each kind, its dry frame first (its outputs overwrite the inputs, and
-        the eager outputs are the references of the round). The judge's tiny kernel runs after each frame."""
+        """One round's frames, in an order drawn afresh each round (whatever a frame's place or its neighbour
+        costs, every kind pays it alike; a rotation kept the candidate right after eager in three rounds of
+        four); a big task's dry frame comes first (its outputs overwrite the inputs, and the eager outputs are
+        the references of the round). The judge's tiny kernel runs after each frame. The candidate's process runs
+        in its own frame only: a frame of its runner after its calls and before the judge has read their outputs
+        let a thread of it finish them there (race_after_delivery.py, clean at 1.40x when "rhythm" frames of its
+        lane, a dry batch to even the lanes' turns, could follow its calls), and one before its calls, with the
+        round's inputs written, would let it work on them unclocked."""
         fwd = _fwd_seed(self.ctx, 0)
-        if self.big:
-            rest = [n for n in names if n != "dry"]
-            _sysrand.shuffle(rest)
-            order = (["dry"] if "dry" in names else []) + rest
-        else:
-            refs = [n for n in names if n in ("dry", "eager", "graph")]
-            cands = [n for n in names if n not in refs]
-            if cands:
-                cands += ["rhythm"] * max(0, len(refs) - len(cands))
-            _sysrand.shuffle(refs)
-            _sysrand.shuffle(cands)
-            first, second = (refs, cands) if _sysrand.random() < 0.5 else (cands, refs)
-            order = [n for pair in zip(first, second) for n in pair] + first[len(second):] + second[len(first):]
+        rest = [n for n in names if not (self.big and n == "dry")]
+        _sysrand.shuffle(rest)
+        order = (["dry"] if len(rest) < len(names) else []) + rest
         frames, idle = {}, {}
-        for j, name in enumerate(order):
-            if name == "rhythm":
-                name = "rhythm%d" % j  # (several a round)
+        for name in order:
             if name == "candidate":
                 frames[name] = self.cand.frame(self.K, what, phase, fwd, reseed=self.reseed, cpu=True,
                                                clobber=not self.big)
-            elif name == "dry_cand" or name.startswith("rhythm"):
+            elif name == "dry_cand":
                 frames[name] = self.cand.frame(self.K, "dry batch", phase, fwd, mode="dry", dry_out=self.out_shapes,
-                                               cpu=True, clobber=name == "dry_cand" and not self.big,
-                                               out_set=0 if name == "dry_cand" else 1)
+                                               cpu=True, clobber=not self.big)
             else:
                 frames[name] = self.ref_frame({"eager": "model"}.get(name, name), sets, name, phase)
             idle[name] = self.idle_ms()
@@ -825,8 +811,6 @@ class _Judge:
             if i < WARM_ROUNDS[self.on_gpu]:
                 continue
             for name, f in frames.items():
-                if name.startswith("rhythm"):
-                    continue
                 got[name].append(f.ms)
                 got["waits"].setdefault(name, []).append(self.wait_of(f))
                 if idle[name] is not None:
@@ -967,7 +951,7 @@ class _Judge:
         got["waits"] = {n: [] for n in names}  # each frame's wait for a CPU (Frame.waited), by kind
         got["idles"] = {n: [] for n in names}  # the judge's tiny kernel after each frame, by kind
         got["raw_waits"] = {n: [] for n in names}  # Frame.waited as read, on a GPU too (KWB_FRAMES_DUMP)
-        got["phases"] = {}  # Frame.phases by kind, rhythm frames too (KWB_FRAMES_DUMP)
+        got["phases"] = {}  # Frame.phases by kind (KWB_FRAMES_DUMP)
         i = -1
         while True:
             i += 1
@@ -984,10 +968,7 @@ class _Judge:
             self.checks.note_idle(idle["candidate"])
             if rnd > 0:
                 for name, f in frames.items():
-                    got["phases"].setdefault("rhythm" if name.startswith("rhythm") else name, []).append(f.phases)
-                    if name.startswith("rhythm"):
-                        got["idles"].setdefault("rhythm", []).append(idle[name])
-                        continue
+                    got["phases"].setdefault(name, []).append(f.phases)
                     got[name].append(f.ms)
                     got["waits"][name].append(self.wait_of(f))
                     got["raw_waits"][name].append(f.waited)

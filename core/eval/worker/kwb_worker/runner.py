@@ -241,15 +241,17 @@ class Runner:
     def batch(self, msg):
         """Forward calls back to back, call i on the inputs of slot `slots[i]`, then the device waited for. `mode`:
         "model" (the loaded model: the task's or the candidate's), "graph" (the reference's captured batch,
-        replayed whole) or "dry" (outputs of the reference's shapes, unwritten: the plumbing alone; in the
-        candidate's runner once the candidate is loaded only for the lane's rhythm, never a figure). The seed is set before the batch, and before every call where `reseed` (a task
+        replayed whole) or "dry" (outputs of the reference's shapes, unwritten: the plumbing alone; never once a
+        candidate is loaded). The seed is set before the batch, and before every call where `reseed` (a task
         that draws random numbers in forward). Replies the runner's own clock of the calls (a cross-check only);
         the outputs wait for `deliver`, which says where they go only now that the calls are done."""
         mode = msg.get("mode", "model")
         slots = self._slots(msg)
         n = len(slots)
         if mode == "dry":
-            model = self._dry_model(msg.get("dry_out"), n)  # after the candidate's import too: its lane's rhythm
+            if self.m_candidate is not None:
+                raise Failure("crash", "a dry batch after the candidate was loaded")
+            model = self._dry_model(msg.get("dry_out"), n)
         elif mode == "graph":
             if self.m_graph is None or self.m_graph[1] != n or slots != list(range(n)):
                 raise Failure("crash", "no captured batch of %d calls on those slots" % n)
