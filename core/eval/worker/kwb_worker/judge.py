@@ -241,14 +241,6 @@ def per_call(frames, plumbing, n):
     return [max(f - plumbing, FLOOR_SHARE * f) / n for f in frames]
 
 
-def _lane_gaps(frames):
-    """The CPU time the candidate's lane used while stopped over a round: the sum of the gaps before each of its
-    frames of the round (its calls, or its dry batch before the import), so a round's figure covers the time since
-    the previous round's last frame of the lane; None where one was not read."""
-    gaps = [f.cpu_stopped for n, f in frames.items() if n in ("candidate", "dry_cand")]
-    return None if not gaps or None in gaps else sum(gaps)
-
-
 def lane_offset(clean):
     """How much longer the candidate lane's plumbing is than the reference lane's, measured before the
     candidate was imported: the median over the clean rounds of the two lanes' dry frames of the same round
@@ -817,7 +809,7 @@ class _Judge:
                     got["idle"].append(idle[name])
             got["claim"].append(frames["eager"].claim)
             if "dry_cand" in frames:
-                got["cpu_cand"].append(_lane_gaps(frames))
+                got["cpu_cand"].append(frames["dry_cand"].cpu_stopped)
         if self.big and self.graph:
             got["graph"] = self.graph_block(big_first if big_first is not None else sets[0], "clean")
         got["plumbing"] = min(got["dry"])
@@ -975,7 +967,7 @@ class _Judge:
                     got["idles"][name].append(idle[name])
                 got["claim"].append(frames["candidate"].claim)
                 got["eager_claim"].append(frames["eager"].claim)
-                got["cpu"].append(_lane_gaps(frames))
+                got["cpu"].append(frames["candidate"].cpu_stopped)
             if check:
                 self.check_round(what, sets, frames, rnd == fp64_call)
                 if rnd >= 0:
@@ -1010,24 +1002,23 @@ class _Judge:
         the checks of work while stopped, and for the plumbing (its fastest dry frame)."""
         out = dict(got, every={n: got[n] for n in names})  # (every frame, for KWB_FRAMES_DUMP)
         rounds = len(got["candidate"])
-        delayed = {n: sum(1 for f, w in zip(got[n], got["waits"][n]) if not quiet(f, w)) for n in names}
-        choose = selecting(got, [n for n in names if n != "dry"], repeat)
+        kinds = [n for n in names if n != "dry"]  # the plumbing is the fastest dry frame of all
+        delayed = {n: sum(1 for f, w in zip(got[n], got["waits"][n]) if not quiet(f, w)) for n in kinds}
+        choose = selecting(got, kinds, repeat)
         if not self.on_gpu:
-            self.checks.note_busy({n: delayed[n] for n in names if n != "dry"}, rounds, choose)
-        for n in names:
-            if n == "dry":
-                continue
+            self.checks.note_busy(delayed, rounds, choose)
+        for n in kinds:
             idx = pick_quiet(got[n], got["waits"][n], repeat) if choose else list(range(min(repeat, len(got[n]))))
             out[n] = [got[n][k] for k in idx]
             if n == "candidate":
                 out["claim"] = [got["claim"][k] for k in idx]
             elif n == "eager":
                 out["eager_claim"] = [got["eager_claim"][k] for k in idx]
-        if any(delayed[n] for n in names if n != "dry"):
-            short = any(rounds - delayed[n] < repeat for n in names if n != "dry")
+        if any(delayed.values()):
+            short = any(rounds - d < repeat for d in delayed.values())
             self.notes.append("frames another process delayed (the kernel's run delay of the judge and the runner): %s "
                               "of %d rounds; each figure counts %d frames%s" % (
-                                  ", ".join("%s %d" % (n, delayed[n]) for n in names if n != "dry"), rounds, repeat,
+                                  ", ".join("%s %d" % (n, delayed[n]) for n in kinds), rounds, repeat,
                                   " that were not" if not short else ", the least delayed" if choose else
                                   ", the first (fewer than a third were not delayed)"))
             log(self.notes[-1])
