@@ -187,6 +187,37 @@ def test_the_counted_frames_are_those_no_other_process_delayed():
     assert not judge.more_rounds(got([q, d, d] * 4, [q] * 12), kinds, 6, 12)  # at the limit
 
 
+def test_a_lanes_own_threads_are_no_other_processs_delay():
+    # A frame's run delay less what the lane's own other threads and processes took of the CPU meanwhile: a candidate
+    # that makes its main thread wait for a thread of its own (redteam2/cheat_quiet_frames.py) cannot have its slow
+    # frames dropped as delayed; it can only make a frame look quieter, and a quiet frame is simply counted.
+    import subprocess
+    import time
+
+    from kwb_worker import lane, runnerclient
+
+    assert lane.own_wait(3.0, None) == 3.0  # unknown: the delay as read
+    assert lane.own_wait(3.0, 2.5) == pytest.approx(0.5)
+    assert lane.own_wait(3.0, 5.0) == 0.0
+    assert lane.own_wait(0.2, -0.1) == 0.2  # the accounts' skew never adds delay
+    # The reads behind `others`, on a real process: its main thread's CPU (schedstat) apart from its whole account.
+    code = ("import os, threading, zlib\n"
+            "d = os.urandom(1 << 21)\n"
+            "t = threading.Thread(target=lambda: [zlib.compress(d) for _ in range(12)])\n"
+            "t.start(); t.join()\n"
+            "print('done', flush=True); input()\n")
+    p = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout.readline().strip() == "done"
+        main = runnerclient._schedstat_ns("/proc/%d/schedstat" % p.pid, 0) / 1e6
+        whole = time.clock_gettime(runnerclient._process_cpu_clock(p.pid)) * 1000.0
+        assert runnerclient._run_delay_ns("/proc/%d/schedstat" % p.pid) is not None
+        assert 0 < main < whole and whole - main > 50.0  # the compressing thread's time is not the main thread's
+    finally:
+        p.kill()
+        p.wait()
+
+
 def test_gpu_baseline_interference_reads_the_clean_rounds_spread():
     # A baseline beside the candidate is "slowed" on a GPU only past 1.3x its fastest clean round AND past its
     # slowest clean round: the H100 figures of an honest candidate (299d5d5) are clean, a real slowdown is not.
@@ -269,3 +300,25 @@ def test_a_busy_machine_is_said_and_never_refused():
     assert got[0] == "yes" and "candidate 12, eager 14 of 15" in got[1]
     v = integrity.verdict("integrity.busy_machine", got[0], got[1], got[2])
     assert v["severity"] == "warning"
+
+
+def test_precision_on_the_furthest_call_has_its_own_bar():
+    # integrity.precision: 10x the strict-fp32 reference's error against fp64 on drawn calls; on the calls chosen for
+    # being furthest from the reference's outputs, FAR_RATIO (an honest fp32 kernel's worst call runs higher there).
+    from kwb_worker import integrity
+
+    def precision(drawn, far=None, scale=1.0):
+        checks = integrity.JudgeChecks(on_gpu=False)
+        checks.note_precision(drawn[0], drawn[1], scale)
+        if far is not None:
+            checks.note_precision_far(*far)
+        return checks._precision_verdict(False)
+
+    assert precision((2e-8, 1e-8))["outcome"] == "no"
+    assert precision((2e-4, 1e-5))["outcome"] == "yes"  # 20x on a drawn call
+    honest = precision((1e-8, 5e-9), far=(4.5e-8, 1e-8), scale=1e-3)  # 4.5x on the furthest call: fp32 work
+    assert honest["outcome"] == "no"
+    assert precision((1e-8, 5e-9), far=(5e-7, 1e-8), scale=1e-3)["outcome"] == "no"  # 50x: under FAR_RATIO
+    late = precision((5.3e-9, 5.3e-9), far=(6e-5, 5e-9), scale=1e-3)  # one call from an fp16 copy
+    assert late["outcome"] == "yes" and late["severity"] == "error" and "furthest" in late["summary"]
+    assert precision((5.3e-9, 5.3e-9), far=(6e-11, 5e-12), scale=1e-3)["outcome"] == "no"  # under the floor

@@ -274,6 +274,8 @@ class _Judge:
         self.ref_peak = -1
         self.cand_model_bytes = 0
         self.err64 = None
+        self.err64_at = -1.0  # the largest difference from the reference of a timed call checked against fp64 so far
+        self.err64_far = None  # (candidate, reference) errors against fp64 on those calls
         self.out_scale = 0.0
         self.reseed = False
         self.K = 1
@@ -426,29 +428,32 @@ class _Judge:
             return compare(ref, outs, self.atol, self.rtol, torch.device("cpu"))
 
     def compare_batch(self, refs, outs):
-        """(kind, max abs err) of a round's calls compared at once: each output position's values of every call
-        laid end to end (one comparison instead of one per call, for batches of hundreds of tiny calls).
-        "ok", or "recheck" when anything differs or the calls' outputs are not alike (then each call is compared
-        on its own, which says which)."""
+        """(kind, max abs err, the call that has it) of a round's calls compared at once: each output position's
+        values of every call laid end to end (one comparison instead of one per call, for batches of hundreds of
+        tiny calls). "ok", or "recheck" when anything differs or the calls' outputs are not alike (then each call
+        is compared on its own, which says which)."""
         if len(refs) == 1 or any(len(r) != len(refs[0]) for r in refs) or any(len(o) != len(refs[0]) for o in outs):
-            return "recheck", None
-        worst = 0.0
+            return "recheck", None, None
+        worst, diffs = 0.0, None
         try:
             for i in range(len(refs[0])):
                 rs, cs = [r[i] for r in refs], [o[i] for o in outs]
                 if not all(isinstance(x, torch.Tensor) for x in rs + cs) or \
                         any(c.shape != rs[0].shape or c.dtype != rs[0].dtype for c in rs + cs):
-                    return "recheck", None
-                kind, m, _, _ = self.compare([torch.cat([r.reshape(-1) for r in rs])],
-                                             [torch.cat([c.reshape(-1) for c in cs])])
+                    return "recheck", None, None
+                r_all, c_all = torch.cat([r.reshape(-1) for r in rs]), torch.cat([c.reshape(-1) for c in cs])
+                kind, m, _, _ = self.compare([r_all], [c_all])
                 if kind != "ok":
-                    return "recheck", None
+                    return "recheck", None, None
                 worst = _nanmax(worst, m)
+                if rs[0].numel() and (rs[0].is_floating_point() or rs[0].is_complex()):
+                    d = (c_all - r_all).abs().view(len(cs), -1).amax(1).double()
+                    diffs = d if diffs is None else torch.maximum(diffs, d)
         except BaseException as e:
             if is_oom(e):
-                return "recheck", None
+                return "recheck", None, None
             raise
-        return "ok", worst
+        return "ok", worst, (int(diffs.argmax()) if diffs is not None else None)
 
     def memory_note(self, text):
         if text not in self.res["memory_note"]:
@@ -1033,9 +1038,9 @@ class _Judge:
         for k, (s, seen) in enumerate(zip(sets, self.cand.inputs(range(len(sets))))):
             if k != frames["candidate"].clobbered:  # the judge overwrote that one itself (Lane.frame)
                 self.checks.note_inputs(-1, s, seen, "%s, call %d" % (what, k + 1))
-        kind, worst = self.compare_batch(refs, outs)
+        kind, worst, at = self.compare_batch(refs, outs)
         if kind != "ok":
-            worst = None
+            worst, at = None, None
             for k, (ref, out) in enumerate(zip(refs, outs)):
                 kind, m, _, detail = self.compare(ref, out)
                 if kind != "ok":
@@ -1048,19 +1053,38 @@ class _Judge:
                               "later (in the delivery) nor a view of an input"
                     raise Failure("wrong_result" if kind == "wrong" else "shape_mismatch",
                                   "%s, call %d of %d: %s (%s)" % (what, k + 1, len(outs), detail, why))
+                if m is not None and (worst is None or m > worst):
+                    at = k
                 worst = _nanmax(worst, m)
         res["max_abs_err"] = _nanmax(res["max_abs_err"], worst)
-        if fp64 and self.err64 is not None:
-            try:
-                k = _sysrand.randrange(len(outs))  # any call of the round: no slot is the one checked
-                got = self.fp64_check(0, self.as_called(sets, refs, k), refs[k], outs[k],
-                                      fwd_seed=_fwd_seed(self.ctx, 0))
-            except BaseException as e:
-                got = None
-                log("no fp64 comparison of %s: %s" % (what, one_line(e)))
-            if got is not None:
+        if self.err64 is None:
+            return
+        # Against fp64: a call drawn in one timed round (no slot is the one checked), and the call furthest from the
+        # reference's wherever it is further than any checked before (a candidate imprecise on a few calls only,
+        # redteam2/cheat_late_output.py, was checked on a drawn call and passed at 1e4x the reference's error).
+        calls = [(_sysrand.randrange(len(outs)), False)] if fp64 else []
+        if at is not None and worst is not None and worst > self.err64_at:
+            self.err64_at = worst
+            calls.append((at, True))
+        done = {}
+        for k, far in calls:
+            if k not in done:
+                try:
+                    done[k] = self.fp64_check(0, self.as_called(sets, refs, k), refs[k], outs[k],
+                                              fwd_seed=_fwd_seed(self.ctx, 0))
+                except BaseException as e:
+                    done[k] = None
+                    log("no fp64 comparison of %s: %s" % (what, one_line(e)))
+            got = done[k]
+            if got is None:
+                continue
+            res["max_abs_err_fp64"] = _nanmax(res["max_abs_err_fp64"], got[0])
+            if far:
+                had = self.err64_far or got
+                self.err64_far = (_nanmax(had[0], got[0]), _nanmax(had[1], got[1]))
+                self.checks.note_precision_far(*self.err64_far)
+            else:
                 self.err64 = (_nanmax(self.err64[0], got[0]), _nanmax(self.err64[1], got[1]))
-                res["max_abs_err_fp64"] = self.err64[0]
                 self.checks.note_precision(self.err64[0], self.err64[1], self.out_scale)
 
     # ---- figures ------------------------------------------------------------------------------------------

@@ -66,6 +66,18 @@ def _phases(t0, bt, t_back, t_clob, dt, t1):
     return [round((b - a) * 1000.0, 4) for a, b in zip(marks, marks[1:])]
 
 
+def own_wait(waited, others_ms):
+    """A frame's run delay (ms) less the CPU time that the lane's threads and processes other than the runner's main
+    thread took during it (`others_ms`; None: unknown, the delay as read). A thread of the lane's own on the runner's
+    core makes the main thread wait as another process would: a candidate that did so in its slow frames had them
+    dropped as delayed and its fast ones counted (redteam2/cheat_quiet_frames.py). Less its own threads' time, a
+    lane can make a frame look quieter than it was, never more delayed: on a CPU the frames are chosen by their wait
+    (judge.pick_quiet), and a frame that looks quiet is simply counted, as every frame is on a GPU."""
+    if others_ms is None:
+        return waited
+    return max(0.0, waited - max(0.0, others_ms))
+
+
 class Frame:
     """What one frame measured: `ms` the judge's wall clock around the batch, `claim` the runner's own
     clock of its calls (a cross-check), `layouts` where each call's outputs lie, `peak` the runner's report
@@ -294,10 +306,10 @@ class Lane:
             self.m_judge.flusher.flush()
             timing._synchronize()
         cpu_stopped = None
-        if cpu:
-            before = self.runner.cpu_ms()
-            if before is not None and self.m_lastCpu is not None:
-                cpu_stopped = before - self.m_lastCpu
+        own = not self.cuda  # on a CPU the frame's run delay is read less what the lane's own threads took (own_wait)
+        before = self.runner.cpu_ms() if cpu or own else None
+        if cpu and before is not None and self.m_lastCpu is not None:
+            cpu_stopped = before - self.m_lastCpu
         msg = {"cmd": "batch", "slots": slots, "mode": mode, "seed": seed, "reseed": reseed, "what": what,
                "phase": phase, "check_side_stream": check_side, "peak": peak}
         if dry_out is not None:
@@ -315,6 +327,7 @@ class Lane:
         collecting = gc.isenabled()
         gc.disable()  # a collection of the judge's objects is no part of anyone's frame
         try:
+            main0 = self.runner.main_cpu_ms() if own else None
             lane_w0, judge_w0 = self.runner.waited_ms(), judge_waited_ms()
             t0 = time.perf_counter()
             reply = self.ask(msg)
@@ -328,19 +341,24 @@ class Lane:
             delivered = self.ask({"cmd": "deliver", "bases": bases})
             t1 = time.perf_counter()
             judge_w1, lane_w1 = judge_waited_ms(), self.runner.waited_ms()
+            main1 = self.runner.main_cpu_ms() if own else None
         finally:
             if collecting:
                 gc.enable()
         self.pause()
         waited = None if None in (lane_w0, lane_w1, judge_w0, judge_w1) else \
             max(0.0, lane_w1 - lane_w0) + max(0.0, judge_w1 - judge_w0)
+        after = self.runner.cpu_ms() if cpu or own else None
+        if own and waited is not None:
+            others = None if None in (before, after, main0, main1) else (after - before) - (main1 - main0)
+            waited = own_wait(waited, others)
         if not self.trusted:
             why = self.runner.widened()
             if why:
                 self.m_judge.checks.note_protocol(why)
                 raise Failure("crash", "the candidate's process left the CPUs the judge gave it: " + why)
         if cpu:
-            self.m_lastCpu = self.runner.cpu_ms()
+            self.m_lastCpu = after
         claim = reply.get("ms")
         try:
             good = not isinstance(claim, bool) and isinstance(claim, (int, float)) and math.isfinite(claim) \

@@ -429,6 +429,14 @@ class RunnerClient:
         got = _run_delay_ns("/proc/%d/schedstat" % self.m_proc.pid)
         return got / 1e6 if got is not None else None
 
+    def main_cpu_ms(self):
+        """The CPU time of the runner's main thread alone, in ms (the first field of its schedstat); None where it
+        cannot be read. What the lane's other threads and processes used is cpu_ms() less this."""
+        if self.m_proc is None:
+            return None
+        got = _schedstat_ns("/proc/%d/schedstat" % self.m_proc.pid, 0)
+        return got / 1e6 if got is not None else None
+
     def tampered(self):
         """What another process of the judge's user changed of this runner (its session's priority, its threads'
         priority, scheduling policy and CPUs); a description, or "" (the reference's runner, where the
@@ -755,13 +763,18 @@ def _below(children, root):
     return found
 
 
-def _run_delay_ns(path):
-    """The second field of a schedstat file: nanoseconds runnable but waiting on a run queue."""
+def _schedstat_ns(path, field):
+    """A field of a schedstat file, in ns: 0 the time on a CPU, 1 the time runnable but waiting on a run queue."""
     try:
         with open(path) as f:
-            return int(f.read().split()[1])
+            return int(f.read().split()[field])
     except (OSError, ValueError, IndexError):
         return None
+
+
+def _run_delay_ns(path):
+    """The second field of a schedstat file: nanoseconds runnable but waiting on a run queue."""
+    return _schedstat_ns(path, 1)
 
 
 def judge_waited_ms():
