@@ -322,28 +322,3 @@ def test_precision_on_the_furthest_call_has_its_own_bar():
     late = precision((5.3e-9, 5.3e-9), far=(6e-5, 5e-9), scale=1e-3)  # one call from an fp16 copy
     assert late["outcome"] == "yes" and late["severity"] == "error" and "furthest" in late["summary"]
     assert precision((5.3e-9, 5.3e-9), far=(6e-11, 5e-12), scale=1e-3)["outcome"] == "no"  # under the floor
-
-
-def test_every_kind_counts_as_many_quiet_frames():
-    # On a CPU each kind counts only frames no other process delayed, as many as the kind with the fewest has: a kind
-    # filled up with delayed frames beside a kind of quiet frames only leaned (an honest ReLU copy at 0.55x).
-    from types import SimpleNamespace
-
-    from kwb_worker import integrity, judge
-
-    q, d = 0.0, 3.0
-    waits = {"eager": [q] * 12 + [d] * 3, "candidate": [d, q] * 7 + [q], "dry": [q] * 15}
-    frames = {n: [10.0 + i for i in range(15)] for n in waits}
-    got = dict(frames, claim=[1.0] * 15, eager_claim=[1.0] * 15, waits=waits)
-    j = SimpleNamespace(on_gpu=False, checks=integrity.JudgeChecks(on_gpu=False), notes=[])
-    out = judge._Judge.counted(j, got, ["eager", "candidate", "dry"], 12)
-    assert len(out["eager"]) == len(out["candidate"]) == len(out["claim"]) == 8  # the candidate's 8 quiet frames
-    assert out["candidate"] == [frames["candidate"][i] for i in range(1, 15, 2)] + [frames["candidate"][14]]
-    assert out["eager"] == frames["eager"][:8]  # the first 8 quiet ones, not the 12 it has
-    assert "counts 8 frames that were not" in j.notes[-1]
-    # Fewer than a third quiet in some kind: every kind counts its first frames, and the machine is said busy.
-    waits["candidate"] = [d] * 13 + [q] * 2
-    j = SimpleNamespace(on_gpu=False, checks=integrity.JudgeChecks(on_gpu=False), notes=[])
-    out = judge._Judge.counted(j, dict(got, waits=waits), ["eager", "candidate", "dry"], 12)
-    assert out["eager"] == frames["eager"][:12] and out["candidate"] == frames["candidate"][:12]
-    assert j.checks.m_busy[0] == "yes"

@@ -118,7 +118,7 @@ def selecting(got, names, repeat):
 
 def more_rounds(got, names, repeat, limit):
     """Whether another timed round is worth its time: some kind has fewer than two thirds of `repeat` quiet frames
-    (every kind counts as many quiet frames as the kind with the fewest), and at the rate each kind's frames have been quiet so far every kind would
+    (the rest the least delayed fill), and at the rate each kind's frames have been quiet so far every kind would
     have a third of `repeat` by `limit` rounds (short of that every kind counts its first frames: extra rounds would
     only cost time)."""
     done = len(got["candidate"])
@@ -1002,12 +1002,9 @@ class _Judge:
         self.report_times(self.counted(got, names, repeat))
 
     def counted(self, got, names, repeat):
-        """The frames of each kind that count (pick_quiet): on a busy machine the frames that no other process
-        delayed, by the kernel's own account of each frame's wait for a CPU, as many for every kind as the kind with
-        the fewest such frames has (at least a third of `repeat`, selecting()): a kind whose quiet frames were
-        filled up with delayed ones against a kind counting quiet frames only leaned (an honest ReLU copy at 0.55x
-        beside two CPU-bound processes, its candidate frames 22 of 30 delayed, eager's 14, each counting 15). Every
-        frame still counts for the checks of work while stopped, and for the plumbing (its fastest dry frame)."""
+        """The `repeat` frames of each kind that count (pick_quiet): on a busy machine the frames that no other
+        process delayed, by the kernel's own account of each frame's wait for a CPU. Every frame still counts for
+        the checks of work while stopped, and for the plumbing (its fastest dry frame)."""
         out = dict(got, every={n: got[n] for n in names})  # (every frame, for KWB_FRAMES_DUMP)
         rounds = len(got["candidate"])
         kinds = [n for n in names if n != "dry"]  # the plumbing is the fastest dry frame of all
@@ -1015,19 +1012,20 @@ class _Judge:
         choose = selecting(got, kinds, repeat)
         if not self.on_gpu:
             self.checks.note_busy(delayed, rounds, choose)
-        m = min([repeat] + [_calm(got, n) for n in kinds]) if choose else repeat
         for n in kinds:
-            idx = pick_quiet(got[n], got["waits"][n], m) if choose else list(range(min(repeat, len(got[n]))))
+            idx = pick_quiet(got[n], got["waits"][n], repeat) if choose else list(range(min(repeat, len(got[n]))))
             out[n] = [got[n][k] for k in idx]
             if n == "candidate":
                 out["claim"] = [got["claim"][k] for k in idx]
             elif n == "eager":
                 out["eager_claim"] = [got["eager_claim"][k] for k in idx]
         if any(delayed.values()):
+            short = any(rounds - d < repeat for d in delayed.values())
             self.notes.append("frames another process delayed (the kernel's run delay of the judge and the runner): %s "
                               "of %d rounds; each figure counts %d frames%s" % (
-                                  ", ".join("%s %d" % (n, delayed[n]) for n in kinds), rounds, m,
-                                  " that were not" if choose else ", the first (fewer than a third were not delayed)"))
+                                  ", ".join("%s %d" % (n, delayed[n]) for n in kinds), rounds, repeat,
+                                  " that were not" if not short else ", the least delayed" if choose else
+                                  ", the first (fewer than a third were not delayed)"))
             log(self.notes[-1])
         return out
 
