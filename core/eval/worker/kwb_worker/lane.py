@@ -327,8 +327,8 @@ class Lane:
         collecting = gc.isenabled()
         gc.disable()  # a collection of the judge's objects is no part of anyone's frame
         try:
-            main0 = self.runner.main_cpu_ms() if own else None
-            lane_w0, judge_w0 = self.runner.waited_ms(), judge_waited_ms()
+            main0, lane_w0 = self.runner.main_schedstat_ms()
+            judge_w0 = judge_waited_ms()
             t0 = time.perf_counter()
             reply = self.ask(msg)
             t_back = time.perf_counter()
@@ -340,8 +340,8 @@ class Lane:
             t_clob = time.perf_counter()
             delivered = self.ask({"cmd": "deliver", "bases": bases})
             t1 = time.perf_counter()
-            judge_w1, lane_w1 = judge_waited_ms(), self.runner.waited_ms()
-            main1 = self.runner.main_cpu_ms() if own else None
+            judge_w1 = judge_waited_ms()
+            main1, lane_w1 = self.runner.main_schedstat_ms()
         finally:
             if collecting:
                 gc.enable()

@@ -421,21 +421,14 @@ class RunnerClient:
         except OSError:
             return []
 
-    def waited_ms(self):
-        """How long the runner's main thread (the one that makes the calls and answers) has been runnable but waiting
-        for a CPU, in ms: the kernel's run_delay (/proc/<pid>/schedstat). None where it cannot be read."""
+    def main_schedstat_ms(self):
+        """(CPU time, run delay) of the runner's main thread (the one that makes the calls and answers), in ms, from
+        one read of its schedstat: the run delay is how long it was runnable but waiting for a CPU; what the lane's
+        other threads and processes used is cpu_ms() less the CPU time. (None, None) where it cannot be read."""
         if self.m_proc is None:
-            return None
-        got = _run_delay_ns("/proc/%d/schedstat" % self.m_proc.pid)
-        return got / 1e6 if got is not None else None
-
-    def main_cpu_ms(self):
-        """The CPU time of the runner's main thread alone, in ms (the first field of its schedstat); None where it
-        cannot be read. What the lane's other threads and processes used is cpu_ms() less this."""
-        if self.m_proc is None:
-            return None
-        got = _schedstat_ns("/proc/%d/schedstat" % self.m_proc.pid, 0)
-        return got / 1e6 if got is not None else None
+            return None, None
+        got = _schedstat_fields_ns("/proc/%d/schedstat" % self.m_proc.pid)
+        return (None, None) if got is None else (got[0] / 1e6, got[1] / 1e6)
 
     def tampered(self):
         """What another process of the judge's user changed of this runner (its session's priority, its threads'
@@ -763,13 +756,20 @@ def _below(children, root):
     return found
 
 
-def _schedstat_ns(path, field):
-    """A field of a schedstat file, in ns: 0 the time on a CPU, 1 the time runnable but waiting on a run queue."""
+def _schedstat_fields_ns(path):
+    """(time on a CPU, time runnable but waiting on a run queue) of a schedstat file, in ns; None where unreadable."""
     try:
         with open(path) as f:
-            return int(f.read().split()[field])
-    except (OSError, ValueError, IndexError):
+            on_cpu, waiting = f.read().split()[:2]
+        return int(on_cpu), int(waiting)
+    except (OSError, ValueError):
         return None
+
+
+def _schedstat_ns(path, field):
+    """A field of a schedstat file, in ns: 0 the time on a CPU, 1 the time runnable but waiting on a run queue."""
+    got = _schedstat_fields_ns(path)
+    return None if got is None else got[field]
 
 
 def _run_delay_ns(path):
