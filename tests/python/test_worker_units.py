@@ -158,7 +158,8 @@ def test_the_candidate_lane_carries_the_lanes_offset_measured_before_its_import(
 
 def test_the_counted_frames_are_those_no_other_process_delayed():
     # A frame whose judge and runner waited for a CPU (the kernel's run delay) is not counted while enough others
-    # did not wait; chosen by the wait, never by the frame's length. Too few quiet: the least delayed fill up.
+    # did not wait; chosen by the wait, never by the frame's length. Every kind counts as many quiet frames as the
+    # kind with the fewest has: none fills up with delayed ones (the ratio of a filled kind and a quiet one leans).
     from kwb_worker import judge
 
     assert judge.quiet(10.0, 0.0) and judge.quiet(10.0, None)
@@ -167,7 +168,7 @@ def test_the_counted_frames_are_those_no_other_process_delayed():
     frames = [3.4, 7.5, 3.2, 9.9, 3.3, 3.1]
     waits = [0.0, 4.1, 0.01, 5.0, 0.0, 3.0]
     assert judge.pick_quiet(frames, waits, 3) == [0, 2, 4]  # the 3.1 ms frame waited 3 ms: not chosen, though fastest
-    assert judge.pick_quiet(frames, waits, 4) == [0, 2, 4, 5]  # the least delayed of the others fills up
+    assert judge.pick_quiet(frames, waits, 4) == [0, 2, 4]  # never a delayed frame, however little it waited
     assert judge.pick_quiet(frames, waits, 2) == [0, 2]  # the first quiet ones, in round order
     assert judge.pick_quiet(frames, [None] * 6, 6) == list(range(6))
     # Chosen by their wait only where every kind has a third of its frames quiet; else every kind as it came.
@@ -178,9 +179,12 @@ def test_the_counted_frames_are_those_no_other_process_delayed():
     q, d, kinds = 0.0, 2.0, ["eager", "candidate"]
     assert judge.selecting(got([q, d, d] * 2, [q] * 6), kinds, 6)
     assert not judge.selecting(got([q] + [d] * 5, [q] * 6), kinds, 6)  # one kind short: no kind chooses
+    assert judge.quiet_count(got([q, d, d] * 2, [q] * 6), kinds, 6) == 2  # both count 2, the eager kind's quiet ones
+    assert judge.quiet_count(got([q] * 8, [q] * 6 + [d] * 2), kinds, 6) == 6  # never more than repeat
+    assert judge.quiet_count(got([None] * 6, [None] * 6), kinds, 6) == 6  # a GPU: every wait unknown, every frame
     # More timed rounds only while some kind lacks two thirds quiet, and every kind would have a third by the limit.
     assert not judge.more_rounds(got([q] * 6, [q] * 6), kinds, 6, 12)  # enough already
-    assert not judge.more_rounds(got([q, q, d] * 2, [q] * 6), kinds, 6, 12)  # two thirds: the least delayed fill
+    assert not judge.more_rounds(got([q, q, d] * 2, [q] * 6), kinds, 6, 12)  # two thirds: both count 4
     assert judge.more_rounds(got([q, d, d] * 2, [q] * 6), kinds, 6, 12)  # a third: more rounds may get more
     assert judge.more_rounds(got([q] + [d] * 5, [q] * 6), kinds, 6, 12)  # 1 in 6: 2 by 12 rounds, a third of 6
     assert not judge.more_rounds(got([d] * 6, [q] * 6), kinds, 6, 12)  # none quiet: never a third
