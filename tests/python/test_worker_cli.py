@@ -45,6 +45,7 @@ def _cases(tmp):
         "gru_hidden": ["eval", task("gru_hidden_small.py"), gru_hidden] + inproc,
         "lstm": ["eval", task("lstm_small.py"), cand("lstm_explicit.py")] + inproc,
         "lstm_fc": ["eval", task("lstm_fc_small.py"), lstm_fc] + inproc,  # h0/c0 drawn in forward
+        "big": ["eval", task("relu_big.py"), cand("relu_correct.py")] + FAST,
     }
 
 
@@ -103,6 +104,20 @@ def test_failure_classes(runs, name, status, words):
     for w in words:
         assert w in r["reason"], r["reason"]
     assert "\n" not in r["reason"]
+
+
+def test_a_big_task_compares_the_lanes_by_their_bare_frames(runs):
+    # Inputs and outputs over the judge's bound: one call a frame, the reference lane's outputs over its inputs,
+    # the candidate's apart from them. The lanes' offset then comes from frames laid out alike in both, a dry batch
+    # delivering one number (before, a big task had none, and its own copies came out at 0.67-1.0x on a GPU).
+    rc, r = _status(runs, "big")
+    assert rc == 0 and r["status"] == "ok", r["reason"]
+    assert "one set alive at a time" in r["memory_note"], r["memory_note"]
+    log = r["log_tail"]
+    clean = next(ln for ln in log.splitlines() if "clean frames" in ln)
+    assert " bare " in clean and " bare_cand " in clean, clean  # both lanes' bare frames ran in the clean rounds
+    assert "lane offset" in log
+    assert r["candidate"]["samples"] == r["eager"]["samples"] > 0
 
 
 def test_failing_trial_and_errors_reported(runs):

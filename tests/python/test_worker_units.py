@@ -127,8 +127,9 @@ def test_the_candidate_lane_carries_the_lanes_offset_measured_before_its_import(
 
     from kwb_worker import judge
 
-    def plumbing(dry, dry_cand, timed_dry=(), big=False):
-        j = SimpleNamespace(clean={"dry": list(dry), "dry_cand": list(dry_cand)}, big=big)
+    def plumbing(dry, dry_cand, timed_dry=(), big=False, bare=(), bare_cand=()):
+        j = SimpleNamespace(clean={"dry": list(dry), "dry_cand": list(dry_cand), "bare": list(bare),
+                                   "bare_cand": list(bare_cand)}, big=big)
         j.lane_offset = lambda clean: judge._Judge.lane_offset(j, clean)
         return judge._Judge.plumbing(j, {"dry": list(timed_dry)})
 
@@ -143,8 +144,16 @@ def test_the_candidate_lane_carries_the_lanes_offset_measured_before_its_import(
     assert plumbing(dry[:2], steady[:2]) == (4.0, 4.0)  # too few pairs: none counted
     faster = [d - 0.2 for d in dry]  # a faster candidate lane is counted too: the figure is fair either way
     assert plumbing(dry, faster) == pytest.approx((3.9, 3.7))
-    # A big task's lanes are laid out apart (its reference delivers over its inputs): no offset between them.
+    # A big task's dry frames are laid out apart (its reference delivers over its inputs): they say nothing of the
+    # lanes. Its bare frames (one number delivered, in each lane) do; the bound stays a quarter of the plumbing.
     assert plumbing(dry, steady, big=True) == (3.9, 3.9)
+    bare = [1.0, 1.1, 0.9, 1.0, 1.05, 1.0, 0.95, 1.0]
+    bare_cand = [b + x for b, x in zip(bare, [0.3, 0.2, 0.35, 0.3, -0.05, 0.25, 0.3, 0.3])]
+    assert plumbing(dry, steady, big=True, bare=bare, bare_cand=bare_cand) == pytest.approx((3.9, 3.9 + 0.3))
+    assert plumbing(dry, [d - 1.0 for d in dry], big=True, bare=bare, bare_cand=bare_cand) == \
+        pytest.approx((3.9, 3.9 + 0.3))  # whatever the dry frames say
+    assert plumbing(dry, dry, big=True, bare=bare, bare_cand=[b + 2.0 for b in bare]) == \
+        pytest.approx((3.9, 3.9 + judge.LANE_OFFSET_BOUND * 3.9))  # bounded by the plumbing, not the bare frame
 
 
     # Pairs of which either frame waited for a CPU (another process ran) are left out of the offset.

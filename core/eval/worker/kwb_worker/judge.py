@@ -63,6 +63,7 @@ BATCH_BYTES = {True: 4 << 30, False: 64 << 20}
 CLEAN_ROUNDS = {True: 10, False: 6}  # rounds before the candidate is imported (after WARM_ROUNDS discarded)
 WARM_ROUNDS = {True: 2, False: 1}
 BURST_BELOW_MS, BURST_MS, BURST_MAX = 1.0, 3.0, 256  # estimate_call_ms: calls shorter than this timed in bursts
+BARE_OUT = [{"shape": [1], "dtype": "float32"}]  # a bare frame's one output a call (a big task's lane offset)
 LANE_OFFSET_AGREE, LANE_OFFSET_BOUND = 0.75, 0.25  # lane_offset: counted when that share of pairs agree; bound
 QUIET_MS, QUIET_SHARE = 0.05, 0.02  # quiet(): a frame's run delay up to this much is no other process's doing
 QUIET_ROUNDS = 2  # timed rounds run up to this many times `repeat`, until every kind has enough quiet frames
@@ -246,7 +247,7 @@ def per_call(frames, plumbing, n):
     return [max(f - plumbing, FLOOR_SHARE * f) / n for f in frames]
 
 
-def lane_offset(clean):
+def lane_offset(clean, plumbing=None):
     """How much longer the candidate lane's plumbing is than the reference lane's, measured before the
     candidate was imported: the median over the clean rounds of the two lanes' dry frames of the same round
     (paired, so that a drift of the machine between rounds cancels). The two runners run the same code on the
@@ -254,7 +255,8 @@ def lane_offset(clean):
     of 12: charged to the candidate, that was 3-8% of a 5 us kernel's frame (own copies at 0.90-0.94x).
     Nothing of the candidate's exists when it is measured. Counted only where it is consistent (the pairs'
     sign agrees with the median's in at least LANE_OFFSET_AGREE of them: on a loaded machine the pairs scatter
-    either side by milliseconds) and at most LANE_OFFSET_BOUND of the plumbing; otherwise 0."""
+    either side by milliseconds) and at most LANE_OFFSET_BOUND of the plumbing (`plumbing`, default the fastest
+    of the reference lane's frames given); otherwise 0."""
     dry, cand = clean.get("dry") or [], clean.get("dry_cand") or []
     waits = clean.get("waits") or {}
     wd, wc = waits.get("dry") or [None] * len(dry), waits.get("dry_cand") or [None] * len(cand)
@@ -264,7 +266,7 @@ def lane_offset(clean):
     mid = statistics.median(pairs)
     if mid == 0 or sum(1 for x in pairs if x * mid > 0) < LANE_OFFSET_AGREE * len(pairs):
         return 0.0
-    bound = LANE_OFFSET_BOUND * min(dry)
+    bound = LANE_OFFSET_BOUND * (min(dry) if plumbing is None else plumbing)
     return max(-bound, min(bound, mid))
 
 
@@ -777,6 +779,10 @@ class _Judge:
             elif name == "dry_cand":
                 frames[name] = self.cand.frame(self.K, "dry batch", phase, fwd, mode="dry", dry_out=self.out_shapes,
                                                cpu=True, clobber=not self.big)
+            elif name == "bare":
+                frames[name] = self.ref.frame(1, "bare batch", phase, fwd, mode="dry", out_set=1, dry_out=BARE_OUT)
+            elif name == "bare_cand":
+                frames[name] = self.cand.frame(1, "bare batch", phase, fwd, mode="dry", dry_out=BARE_OUT)
             else:
                 frames[name] = self.ref_frame({"eager": "model"}.get(name, name), sets, name, phase)
             idle[name] = self.idle_ms()
@@ -794,7 +800,8 @@ class _Judge:
             n = max(1, repeat)
         phase = self.ctx.phase
         K = self.K
-        got = {"eager": [], "graph": [], "dry": [], "dry_cand": [], "cpu_cand": [], "idle": [], "claim": [], "waits": {}}
+        got = {"eager": [], "graph": [], "dry": [], "dry_cand": [], "bare": [], "bare_cand": [], "cpu_cand": [],
+               "idle": [], "claim": [], "waits": {}}
         sets = [big_first] if self.big else self.draws(K)
         self.ref.write(sets)
         if not self.big:
@@ -802,7 +809,8 @@ class _Judge:
         if self.cand is not None:
             self.cand.write(sets)  # its slots (a dry batch reads no input)
         names = ["dry", "eager"] + (["graph"] if self.graph and not self.big else []) + \
-            (["dry_cand"] if self.cand is not None else [])
+            (["dry_cand"] if self.cand is not None else []) + \
+            (["bare", "bare_cand"] if self.cand is not None and self.big else [])  # (Judge.lane_offset)
         for i in range(WARM_ROUNDS[self.on_gpu] + n):
             if i and not self.big:  # a big task's baselines run on its first set (no candidate reads it)
                 sets = self.draws(K)
@@ -826,7 +834,8 @@ class _Judge:
         got["plumbing_cand"] = min(got["dry_cand"]) if got["dry_cand"] else None
         self.checks.note_idle_baseline(got["idle"])
         log("clean frames (ms, median of %d): %s" % (n, ", ".join("%s %.4f" % (k, statistics.median(v)) for k, v in got.items()
-                                                               if k in ("eager", "graph", "dry", "dry_cand") and v)))
+                                                               if k in ("eager", "graph", "dry", "dry_cand", "bare",
+                                                                        "bare_cand") and v)))
         log("clean rounds: %d call(s) a frame; eager %.4f ms a call, plumbing %.4f ms a frame (reference), %s "
             "(candidate's lane), lane offset %+.4f ms" % (
                 K, statistics.median(per_call(got["eager"], got["plumbing"], K)), got["plumbing"],
@@ -1105,11 +1114,19 @@ class _Judge:
         return p, p + self.lane_offset(self.clean)
 
     def lane_offset(self, clean):
-        """lane_offset() of the clean rounds, where the two lanes are laid out alike: a big task's reference lane
-        delivers over its inputs (rewritten before each of its frames) and the candidate's apart from them, so
-        their dry frames differ by more than the lanes (on an H100 88_MinGPTNewGelu's by -0.27 to -0.41 ms a
-        frame, which put its own copy at 0.79-0.85x)."""
-        return 0.0 if self.big else lane_offset(clean)
+        """lane_offset() of the clean rounds' frames that are laid out alike in both lanes: their dry frames, but
+        for a big task, whose reference lane delivers over its inputs (rewritten before each of its frames) and
+        the candidate's apart from them, so that their dry frames differ by more than the lanes (on an H100
+        88_MinGPTNewGelu's by -0.27 to -0.41 ms a frame). A big task's lanes are compared by their bare frames
+        instead: one call a frame of a dry batch that delivers one number, in each lane. Without an offset the big
+        tasks' own copies came out at 0.67-1.0x in a sweep on four H200s (149 tasks, median 0.977x, 31 under
+        0.95x; the candidate's frames 0.19 ms longer than eager's for the same code, median), the rest at 1.005x."""
+        if not self.big:
+            return lane_offset(clean)
+        waits = clean.get("waits") or {}
+        return lane_offset({"dry": clean.get("bare") or [], "dry_cand": clean.get("bare_cand") or [],
+                            "waits": {"dry": waits.get("bare"), "dry_cand": waits.get("bare_cand")}},
+                           plumbing=min(clean["dry"]) if clean.get("dry") else None)
 
     def report_times(self, got):
         res, clean, K = self.res, self.clean, self.K

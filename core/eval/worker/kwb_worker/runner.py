@@ -331,13 +331,18 @@ class Runner:
         return {"ok": True, "layouts": layouts}
 
     def _dry_model(self, shapes, n):
-        if self.m_dryOut is None or len(self.m_dryOut[1]) < n:
-            from .arena import dtype_of
+        """A forward that returns unwritten outputs of `shapes`, made once per shapes (a lane's dry batches and its
+        bare ones alternate) and kept: nothing is allocated inside a dry frame after its first."""
+        from .arena import dtype_of
 
-            specs = [(tuple(int(d) for d in s["shape"]), dtype_of(s["dtype"])) for s in (shapes or [])]
-            outs = [[torch.empty(shape, dtype=dt, device=self.m_device) for shape, dt in specs] for _ in range(n)]
-            self.m_dryOut = (specs, outs)
-        outs = self.m_dryOut[1]
+        specs = tuple((tuple(int(d) for d in s["shape"]), dtype_of(s["dtype"])) for s in (shapes or []))
+        if self.m_dryOut is None:
+            self.m_dryOut = {}
+        kept = self.m_dryOut.get(specs)
+        if kept is None or len(kept) < n:
+            kept = [[torch.empty(shape, dtype=dt, device=self.m_device) for shape, dt in specs] for _ in range(n)]
+            self.m_dryOut[specs] = kept
+        outs = kept
         it = iter(range(len(outs)))
 
         def forward(*_xs):
