@@ -823,7 +823,7 @@ class _Judge:
             for name, f in frames.items():
                 got[name].append(f.ms)
                 got["waits"].setdefault(name, []).append(self.wait_of(f))
-                if idle[name] is not None:
+                if idle[name] is not None and name not in ("bare", "bare_cand"):  # the idle baseline as before them
                     got["idle"].append(idle[name])
             got["claim"].append(frames["eager"].claim)
             if "dry_cand" in frames:
