@@ -782,7 +782,8 @@ class _Judge:
             elif name == "bare":
                 frames[name] = self.ref.frame(1, "bare batch", phase, fwd, mode="dry", out_set=1, dry_out=BARE_OUT)
             elif name == "bare_cand":
-                frames[name] = self.cand.frame(1, "bare batch", phase, fwd, mode="dry", dry_out=BARE_OUT)
+                # cpu=True as the lane's other frames: its CPU time while stopped is read from frame to frame
+                frames[name] = self.cand.frame(1, "bare batch", phase, fwd, mode="dry", dry_out=BARE_OUT, cpu=True)
             else:
                 frames[name] = self.ref_frame({"eager": "model"}.get(name, name), sets, name, phase)
             idle[name] = self.idle_ms()
