@@ -165,6 +165,15 @@ def cli_many(cases, parallel=4):
         return {name: f.result() for name, f in futures.items()}
 
 
+def counted_samples(result, repeat):
+    """The timed samples of an ok result: `repeat` each, or on a busy CPU as many quiet frames for every kind as the
+    kind with the fewest has, at least a third of `repeat` (kwb_worker/judge.py quiet_count; the host's bound,
+    core/eval/resultcheck.cpp). Returns the count."""
+    n = result["candidate"]["samples"]
+    assert -(-repeat // 3) <= n <= repeat and result["eager"]["samples"] == n, (n, result["eager"]["samples"], repeat)
+    return n
+
+
 def checks(result):
     """runtime_checks as {detector: verdict}."""
     return {v["detector"]: v for v in result["runtime_checks"]}
