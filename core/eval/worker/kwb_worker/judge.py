@@ -119,9 +119,9 @@ def selecting(got, names, repeat):
 
 def more_rounds(got, names, repeat, limit):
     """Whether another timed round is worth its time: some kind has fewer than two thirds of `repeat` quiet frames
-    (every kind counts as many quiet frames as the kind with the fewest has, quiet_count()), and at the rate each kind's frames have been quiet so far every kind would
-    have a third of `repeat` by `limit` rounds (short of that every kind counts its first frames: extra rounds would
-    only cost time)."""
+    (every kind counts as many quiet frames as the kind with the fewest has, quiet_count()), and at the rate each
+    kind's frames have been quiet so far every kind would have a third of `repeat` by `limit` rounds (short of that
+    every kind counts its first frames: extra rounds would only cost time)."""
     done = len(got["candidate"])
     if done >= limit:
         return False
@@ -1019,8 +1019,8 @@ class _Judge:
     def counted(self, got, names, repeat):
         """The frames of each kind that count: `repeat` of them as they came, or on a busy machine the same number
         (quiet_count) of frames that no other process delayed, by the kernel's own account of each frame's wait for a
-        CPU (pick_quiet). Every frame still counts for
-        the checks of work while stopped, and for the plumbing (its fastest dry frame)."""
+        CPU (pick_quiet). Every frame still counts for the checks of work while stopped, and for the plumbing (its
+        fastest dry frame)."""
         out = dict(got, every={n: got[n] for n in names})  # (every frame, for KWB_FRAMES_DUMP)
         rounds = len(got["candidate"])
         kinds = [n for n in names if n != "dry"]  # the plumbing is the fastest dry frame of all
