@@ -5,7 +5,6 @@
 #include "diff/textdiff.h"
 
 #include <QDir>
-#include <QElapsedTimer>
 #include <QFile>
 #include <QTest>
 
@@ -191,24 +190,15 @@ private slots:
         QCOMPARE(mid.pairs.at(2).rightLine, 3);
     }
 
-    void thousandLineKernelsAreFast()
+    void thousandLineKernelsDiffWhole()
     {
+        // Its speed is a figure of tests/bench/bench_ui_diff.cpp, never an assertion here.
         const QString a = kernelOfLines(1000, 0);
         const QString b = kernelOfLines(1000, 1);
-        diffTexts(a, b); // warm up allocations
-        QElapsedTimer t;
-        t.start();
-        const int rounds = 10;
-        DiffResult d;
-        for (int i = 0; i < rounds; ++i)
-            d = diffTexts(a, b);
-        const double ms = t.nsecsElapsed() / 1e6 / rounds;
-        qInfo("diff of two 1,000-line kernels: %.2f ms (%lld hunks)", ms, static_cast<long long>(d.hunks.size()));
+        const DiffResult d = diffTexts(a, b);
         checkCoverage(d);
         QCOMPARE(d.changed, 27); // every 37th line of 3..1000
         QVERIFY(d.inserted > 0 && d.deleted > 0);
-        // "A few ms" on a quiet machine; the bound is loose because the CI cores are shared.
-        QVERIFY2(ms < 100, qPrintable(QStringLiteral("%1 ms").arg(ms)));
     }
 };
 
