@@ -200,6 +200,45 @@ def test_the_counted_frames_are_those_no_other_process_delayed():
     assert not judge.more_rounds(got([q, d, d] * 4, [q] * 12), kinds, 6, 12)  # at the limit
 
 
+def test_where_too_few_frames_were_quiet_each_counts_less_its_run_delay():
+    # Eager delayed in every round by another process, the candidate in none (answer_then_work.py at 2.16x beside
+    # test_timing_under_load's burner): counted as they came, the ratio leaned; each frame less its run delay, not.
+    from types import SimpleNamespace
+
+    from kwb_worker import judge
+
+    assert judge.undelayed([7.0, 11.9, 3.0], [0.0, 4.4, None], 0.0) == pytest.approx([7.0, 7.5, 3.0])
+    assert judge.undelayed([2.0], [5.0], 0.0) == [judge.FLOOR_SHARE * 2.0]  # never below the floor
+    # Kinds delayed alike keep their frames: only a delay beyond the least delayed kind's share comes off.
+    assert judge.undelayed([10.0, 20.0], [5.0, 10.0], 0.5) == [10.0, 20.0]
+    assert judge.undelayed([10.0], [6.0], 0.5) == pytest.approx([9.0])
+    assert judge.delay_share([10.0, 20.0, 4.0], [5.0, 10.0, None]) == 0.5 and judge.delay_share([1.0], [None]) is None
+
+    notes, busy = [], []
+    j = SimpleNamespace(on_gpu=False, notes=notes, checks=SimpleNamespace(note_busy=lambda *a: busy.append(a)))
+    eager = [11.9, 12.4, 11.5, 12.0, 11.8, 12.2]
+    got = {"eager": eager, "candidate": [7.1] * 6, "dry": [3.0] * 6, "claim": [4.0] * 6, "eager_claim": [8.0] * 6,
+           "waits": {"eager": [e - 7.5 for e in eager], "candidate": [0.0] * 6, "dry": [0.0] * 6}}
+    out = judge._Judge.counted(j, got, ["dry", "eager", "candidate"], 6)
+    assert out["eager"] == eager  # the frames as they were, for the checks
+    assert out["figures"]["eager"] == pytest.approx([7.5] * 6) and out["figures"]["candidate"] == [7.1] * 6
+    assert busy and "less its run delay" in notes[-1]
+    # Both delayed alike (a spinning candidate and eager beside the same load): their frames as they came.
+    got["waits"] = {"eager": [e / 2 for e in eager], "candidate": [3.55] * 6, "dry": [0.0] * 6}
+    out = judge._Judge.counted(j, got, ["dry", "eager", "candidate"], 6)
+    assert out["figures"]["eager"] == pytest.approx(eager) and out["figures"]["candidate"] == pytest.approx([7.1] * 6)
+    got["waits"] = {"eager": [e - 7.5 for e in eager], "candidate": [0.0] * 6, "dry": [0.0] * 6}
+    # Where every kind has its third of quiet frames, those are chosen and counted as they are.
+    got["waits"]["eager"] = [0.0, 4.4, 4.9, 0.0, 4.3, 4.7]
+    out = judge._Judge.counted(j, got, ["dry", "eager", "candidate"], 6)
+    assert out["figures"]["eager"] == [11.9, 12.0] == out["eager"]
+    # A GPU: every wait unknown, every frame counted as it came.
+    j.on_gpu = True
+    got["waits"] = {"eager": [None] * 6, "candidate": [None] * 6, "dry": [None] * 6}
+    out = judge._Judge.counted(j, got, ["dry", "eager", "candidate"], 6)
+    assert out["figures"]["eager"] == eager
+
+
 def test_a_lanes_own_threads_are_no_other_processs_delay():
     # A frame's run delay less what the lane's own other threads and processes took of the CPU meanwhile: a candidate
     # that makes its main thread wait for a thread of its own (redteam2/cheat_quiet_frames.py) cannot have its slow

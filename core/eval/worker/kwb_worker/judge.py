@@ -131,6 +131,25 @@ def more_rounds(got, names, repeat, limit):
     return all(3 * c * limit >= repeat * done for c in calm.values())
 
 
+def delay_share(frames, waits):
+    """The median share of a kind's frames that its run delay took (Frame.waited / the frame); None: unknown."""
+    shares = [w / f for f, w in zip(frames, waits) if w is not None and f > 0]
+    return statistics.median(shares) if shares else None
+
+
+def undelayed(frames, waits, share):
+    """Each frame less the part of its run delay (Frame.waited: how long the judge's thread and the runner's main
+    thread were runnable but waited for a CPU during it) beyond `share` of the frame, the share of the kind that was
+    delayed least (delay_share), never under FLOOR_SHARE of the frame; a frame whose delay is unknown as it is. The
+    figures of every kind where too few frames were quiet to choose (selecting()): counted as they came, the kind
+    that other processes delayed more leaned the ratio (speed cheat answer_then_work.py clean at 2.16x beside
+    test_timing_under_load's burner, 9b828d4: eager delayed in 6 rounds of 6, the candidate in none); kinds delayed
+    alike keep their frames as they came (a wall-clock figure: patch_clock_slow_work.py's 8 ms of spinning a call).
+    A lane cannot lengthen its own delay (its threads' CPU time is taken off it, lane.own_wait): it can only lower
+    the least share, which takes more off the other kinds' frames."""
+    return [f if w is None else max(f - max(0.0, w - share * f), FLOOR_SHARE * f) for f, w in zip(frames, waits)]
+
+
 def pick_quiet(frames, waits, n):
     """The indices (in round order) of the first n quiet frames (selecting() says whether to choose at all; n is
     never more than every kind has, quiet_count()). Chosen by what the kernel says delayed them, never by their
@@ -1019,8 +1038,9 @@ class _Judge:
     def counted(self, got, names, repeat):
         """The frames of each kind that count: `repeat` of them as they came, or on a busy machine the same number
         (quiet_count) of frames that no other process delayed, by the kernel's own account of each frame's wait for a
-        CPU (pick_quiet). Every frame still counts for the checks of work while stopped, and for the plumbing (its
-        fastest dry frame)."""
+        CPU (pick_quiet); where too few were, the first `repeat`, for the figures each less its run delay beyond the
+        least delayed kind's share (undelayed).
+        Every frame still counts for the checks of work while stopped, and for the plumbing (its fastest dry frame)."""
         out = dict(got, every={n: got[n] for n in names})  # (every frame, for KWB_FRAMES_DUMP)
         rounds = len(got["candidate"])
         kinds = [n for n in names if n != "dry"]  # the plumbing is the fastest dry frame of all
@@ -1029,9 +1049,15 @@ class _Judge:
         take = quiet_count(got, kinds, repeat) if choose else repeat
         if not self.on_gpu:
             self.checks.note_busy(delayed, rounds, choose)
+        out["figures"] = {}  # the frames each figure is made of (report_times); the checks read the frames as they were
+        picked = {n: pick_quiet(got[n], got["waits"][n], take) if choose else list(range(min(repeat, len(got[n]))))
+                  for n in kinds}
+        shares = [delay_share([got[n][k] for k in picked[n]], [got["waits"][n][k] for k in picked[n]]) for n in kinds]
+        least = min((x for x in shares if x is not None), default=0.0)
         for n in kinds:
-            idx = pick_quiet(got[n], got["waits"][n], take) if choose else list(range(min(repeat, len(got[n]))))
+            idx = picked[n]
             out[n] = [got[n][k] for k in idx]
+            out["figures"][n] = out[n] if choose else undelayed(out[n], [got["waits"][n][k] for k in idx], least)
             if n == "candidate":
                 out["claim"] = [got["claim"][k] for k in idx]
             elif n == "eager":
@@ -1041,7 +1067,8 @@ class _Judge:
                               "of %d rounds; each figure counts %d frames%s" % (
                                   ", ".join("%s %d" % (n, delayed[n]) for n in kinds), rounds, take,
                                   " that were not" if choose else
-                                  ", the first (fewer than a third were not delayed)"))
+                                  ", the first, each less its run delay beyond the least delayed kind's share (fewer "
+                                  "than a third were not delayed)"))
             log(self.notes[-1])
         return out
 
@@ -1143,7 +1170,7 @@ class _Judge:
         wanted = self.req.get("baselines", True) is not False
         beside = {}
         for name in ("eager", "graph"):
-            frames = got.get(name) or []
+            frames = (got.get("figures") or {}).get(name) or got.get(name) or []
             if not frames or not wanted:
                 continue
             v = per_call(frames, p_ref, K)
@@ -1157,7 +1184,8 @@ class _Judge:
                 self.notes.append("%s rounds beside the candidate were slower than every round before it was "
                                   "imported: counted at most %.4f ms, the slowest of those" % (name, cap))
             res[name] = timing.stats(v)
-        res["candidate"] = timing.stats(per_call(got["candidate"], p_cand, K))
+        res["candidate"] = timing.stats(per_call((got.get("figures") or {}).get("candidate") or got["candidate"],
+                                                 p_cand, K))
         self.checks.note_clock(got["claim"], got["candidate"], p_cand, got["eager_claim"], got["eager"], p_ref)
         self.checks.note_stopped(got["cpu"], clean.get("cpu_cand", []), statistics.median(got["candidate"]))
         clean_frames = {n: clean[n] for n in ("eager", "graph") if clean.get(n) and got.get(n)}
