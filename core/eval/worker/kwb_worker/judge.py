@@ -1052,12 +1052,14 @@ class _Judge:
         out["figures"] = {}  # the frames each figure is made of (report_times); the checks read the frames as they were
         picked = {n: pick_quiet(got[n], got["waits"][n], take) if choose else list(range(min(repeat, len(got[n]))))
                   for n in kinds}
-        shares = [delay_share([got[n][k] for k in picked[n]], [got["waits"][n][k] for k in picked[n]]) for n in kinds]
-        least = min((x for x in shares if x is not None), default=0.0)
+        waits = {n: [got["waits"][n][k] for k in picked[n]] for n in kinds}
+        for n in kinds:
+            out[n] = [got[n][k] for k in picked[n]]
+        least = 0.0 if choose else min((x for x in (delay_share(out[n], waits[n]) for n in kinds) if x is not None),
+                                       default=0.0)
         for n in kinds:
             idx = picked[n]
-            out[n] = [got[n][k] for k in idx]
-            out["figures"][n] = out[n] if choose else undelayed(out[n], [got["waits"][n][k] for k in idx], least)
+            out["figures"][n] = out[n] if choose else undelayed(out[n], waits[n], least)
             if n == "candidate":
                 out["claim"] = [got["claim"][k] for k in idx]
             elif n == "eager":
