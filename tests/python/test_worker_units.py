@@ -29,6 +29,30 @@ def test_compare_handles_tuples_nan_shapes_dtypes():
     assert kind == "wrong" and abs(m - 1.0) < 1e-9
 
 
+def test_compare_holds_tiny_outputs_to_their_own_scale_where_asked():
+    """A big task's outputs of ~1e-6 (a softmax over a million entries) wrong by 7% each pass atol 1e-4; with
+    scale_rel (Judge.compare, big tasks) they are wrong, and an fp32-sized error is still ok."""
+    torch.manual_seed(0)
+    ref = torch.softmax(torch.rand(4, 1 << 18), dim=1)
+    off = ref * (1 + 0.07 * torch.sin(torch.arange(ref.numel()).reshape(ref.shape).float()))
+    assert evaluate.compare([ref], [off], 1e-4, 1e-4)[0] == "ok"
+    kind, m, _, why = evaluate.compare([ref], [off], 1e-4, 1e-4, scale_rel=1e-3)
+    assert kind == "wrong" and "of the reference's largest magnitude" in why and m > 1e-3 * float(ref.max())
+    near = ref * (1 + 1e-6 * torch.sin(torch.arange(ref.numel()).reshape(ref.shape).float()))
+    assert evaluate.compare([ref], [near], 1e-4, 1e-4, scale_rel=1e-3)[0] == "ok"
+    zeros = torch.zeros(8)
+    assert evaluate.compare([zeros], [zeros + 1e-9], 1e-4, 1e-4, scale_rel=1e-3)[0] == "ok"  # no scale to hold to
+    big = torch.randn(64) * 10
+    assert evaluate.compare([big], [big + 5e-5], 1e-4, 1e-4, scale_rel=1e-3)[0] == "ok"  # atol binds, not the scale
+
+
+@pytest.mark.parametrize("visible,runner", [(None, "0"), ("3", "3"), ("2,0,1", "2"), (" GPU-1a2b , GPU-3c4d", "GPU-1a2b"),
+                                            ("MIG-5e6f,MIG-7a8b", "MIG-5e6f"), ("", ""), ("-1", "-1")])
+def test_a_runner_sees_the_judges_first_gpu_only(visible, runner):
+    from kwb_worker import runnerclient
+    assert runnerclient.first_gpu(visible) == runner
+
+
 class CompilationError(Exception):
     pass
 

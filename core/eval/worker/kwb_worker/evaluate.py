@@ -86,11 +86,13 @@ def describe(t):
 COMPARE_CHUNK = 1 << 25  # elements compared at once: a 6 GB output never needs a second full copy
 
 
-def compare(ref_list, cand_list, atol, rtol, device=None):
+def compare(ref_list, cand_list, atol, rtol, device=None, scale_rel=None):
     """Returns (kind, max_abs, mean_abs, detail) with kind "ok" | "shape" | "wrong".
 
     The candidate's outputs may live elsewhere (the output arena, on the CPU): both sides are moved to
-    `device` (default: the reference's) a chunk at a time."""
+    `device` (default: the reference's) a chunk at a time. `scale_rel`: an output's max abs error must also be
+    at most this share of the reference's largest magnitude in it, where atol alone would hide an error that is
+    a large part of outputs far smaller than atol (a big task has no fp64 check to catch it: Judge.compare)."""
     if len(ref_list) != len(cand_list):
         return "shape", None, None, "expected %d output(s), got %d" % (len(ref_list), len(cand_list))
     max_abs, total, count, detail = 0.0, 0.0, 0, ""
@@ -106,7 +108,7 @@ def compare(ref_list, cand_list, atol, rtol, device=None):
         if r.numel() == 0:
             continue
         rf, cf = r.detach().reshape(-1), c.detach().reshape(-1)
-        m, bad_nan, close = 0.0, False, True
+        m, bad_nan, close, top = 0.0, False, True, 0.0
         for i in range(0, rf.numel(), COMPARE_CHUNK):
             rc = rf[i:i + COMPARE_CHUNK].to(device or rf.device)
             cc = cf[i:i + COMPARE_CHUNK].to(rc.device)
@@ -118,6 +120,8 @@ def compare(ref_list, cand_list, atol, rtol, device=None):
             count += diff.numel()
             if close and not torch.allclose(cc, rc, atol=atol, rtol=rtol, equal_nan=True):
                 close = False
+            if scale_rel is not None and (rc.is_floating_point() or rc.is_complex()):
+                top = max(top, float(torch.nan_to_num(rc.abs(), nan=0.0, posinf=0.0).max()))
             del diff, cc
         if bad_nan:
             m = math.nan
@@ -127,6 +131,10 @@ def compare(ref_list, cand_list, atol, rtol, device=None):
         elif not close:
             detail = detail or ("output %d: max abs err %.3g exceeds atol %.0e + rtol %.0e x |ref|"
                                 % (k, m, atol, rtol))
+        elif scale_rel is not None and top > 0 and m > scale_rel * top:
+            detail = detail or ("output %d: max abs err %.3g is %.2g%% of the reference's largest magnitude %.3g "
+                                "(allowed: %.2g%%; within atol %.0e only because the outputs are that small)"
+                                % (k, m, 100.0 * m / top, top, 100.0 * scale_rel, atol))
     mean_abs = total / count if count else 0.0
     return ("wrong" if detail else "ok"), max_abs, mean_abs, detail
 

@@ -32,6 +32,7 @@ from .runnerclient import RunnerGone, judge_waited_ms
 
 PLACES = 64  # where a call's outputs may go: at least this many places (slot and shift), drawn after the calls
 CLOBBER = 0.5  # what a clobbered input slot holds during the delivery (Lane.frame)
+SPRINKLE, SPRINKLE_VALUE = 4096, 1e3  # a big task's clobber: positions of each input drawn a frame, and their value
 _sysrand = random.SystemRandom()
 
 
@@ -87,7 +88,8 @@ class Frame:
     read): the two take turns on different cores (judge.keep_apart), so on an idle machine this is ~0 and a frame
     that another process delayed says so."""
 
-    __slots__ = ("ms", "claim", "layouts", "peak", "cpu_stopped", "bases", "ends", "clobbered", "waited", "phases")
+    __slots__ = ("ms", "claim", "layouts", "peak", "cpu_stopped", "bases", "ends", "clobbered", "waited", "phases",
+                 "sprinkled")
 
     def __init__(self, ms, claim, layouts, peak, cpu_stopped, bases, ends, clobbered=None, waited=None):
         self.waited = waited
@@ -95,6 +97,16 @@ class Frame:
         self.ms, self.claim, self.layouts, self.peak, self.cpu_stopped = ms, claim, layouts, peak, cpu_stopped
         self.bases, self.ends = bases, ends  # where each call's outputs were to go, and where its slot ends
         self.clobbered = clobbered  # the input slot overwritten between the calls and the delivery (None: none)
+        self.sprinkled = None  # the input slot of which drawn positions were, and are no longer (clobber="sprinkle")
+
+
+def _spots(view):
+    """(the input's flat view, SPRINKLE positions drawn from it, their values now) for Lane.frame's sprinkle."""
+    import torch
+    flat = view.view(-1)
+    n = flat.numel()
+    at = torch.tensor(_sysrand.sample(range(n), min(SPRINKLE, n)), dtype=torch.long).to(flat.device)
+    return flat, at, flat.index_select(0, at)
 
 
 class Lane:
@@ -293,7 +305,11 @@ class Lane:
         batch answers, and one computed later, in the delivery, from inputs read then (straight into the drawn
         place, saving the copy the plumbing is charged: deliver_in_place.py) comes out wrong in the checked
         rounds. Every frame of a round does the same (a slot's worth of writes, in the frame, plumbing alike);
-        that slot's inputs are no longer the set's (Frame.clobbered: the caller writes them again)."""
+        that slot's inputs are no longer the set's (Frame.clobbered: the caller writes them again).
+        `clobber="sprinkle"` (a big task, whose one slot the caller could not write again in every frame): the same,
+        but at SPRINKLE positions of each floating-point input drawn now, and their values put back once the frame
+        is timed (Frame.sprinkled): an output computed in the delivery from inputs read then is wrong wherever it
+        depends on one of them (red team 4's cheat_big_deliver_in_place.py, 6.9x on a 336 MB ReLU on a CPU)."""
         slots = list(range(n)) if slots is None else list(slots)
         self.pause()
         if self.trusted and self.m_judge.ref_reachable:
@@ -317,13 +333,16 @@ class Lane:
         places = _sysrand.sample(range(self.slots), len(slots))
         bases = [self.out_base(out_set, k) + _sysrand.randrange(self.shifts) * ALIGN for k in places]
         ends = [self.arena.size if self.shared_io else self.out_base(out_set, k) + self.out_slot for k in places]
-        victim, views = None, []
+        victim, views, spots = None, [], []
         if clobber and not self.shared_io:
             victim = slots[_sysrand.randrange(len(slots))]
             views = [v for v in self.arena.read(self.m_layouts[victim])
                      if hasattr(v, "is_floating_point") and (v.is_floating_point() or v.is_complex())]
             if self.chain:
                 views += self.arena.read(self.scratch_layout(victim))  # what the call read, through the chain
+            if clobber == "sprinkle":
+                spots = [_spots(v) for v in views if v.numel() and v.is_contiguous()]
+                views = []
         collecting = gc.isenabled()
         gc.disable()  # a collection of the judge's objects is no part of anyone's frame
         try:
@@ -335,8 +354,10 @@ class Lane:
             if views:
                 for v in views:
                     v.fill_(CLOBBER)
-                if self.cuda:
-                    timing._synchronize()
+            for flat, at, _ in spots:
+                flat.index_fill_(0, at, SPRINKLE_VALUE)
+            if self.cuda and (views or spots):
+                timing._synchronize()
             t_clob = time.perf_counter()
             delivered = self.ask({"cmd": "deliver", "bases": bases})
             t1 = time.perf_counter()
@@ -346,6 +367,8 @@ class Lane:
             if collecting:
                 gc.enable()
         self.pause()
+        for flat, at, kept in spots:  # the set's values again, the frame timed and the runner stopped
+            flat.index_copy_(0, at, kept)
         waited = None if None in (lane_w0, lane_w1, judge_w0, judge_w1) else \
             max(0.0, lane_w1 - lane_w0) + max(0.0, judge_w1 - judge_w0)
         after = self.runner.cpu_ms() if cpu or own else None
@@ -357,6 +380,10 @@ class Lane:
             if why:
                 self.m_judge.checks.note_protocol(why)
                 raise Failure("crash", "the candidate's process left the CPUs the judge gave it: " + why)
+            why = self.runner.other_gpus() if self.cuda else ""
+            if why:
+                self.m_judge.checks.note_protocol(why)
+                raise Failure("crash", "the candidate's process used a GPU other than the judge's: " + why)
         if cpu:
             self.m_lastCpu = after
         claim = reply.get("ms")
@@ -381,6 +408,8 @@ class Lane:
             p = int(p) if isinstance(p, (int, float)) and not isinstance(p, bool) and 0 <= p < 2 ** 50 else -1
         except (OverflowError, ValueError):
             p = -1
-        frame = Frame((t1 - t0) * 1000.0, float(claim), layouts, p, cpu_stopped, bases, ends, victim, waited)
+        frame = Frame((t1 - t0) * 1000.0, float(claim), layouts, p, cpu_stopped, bases, ends,
+                      None if clobber == "sprinkle" else victim, waited)
+        frame.sprinkled = victim if spots else None
         frame.phases = _phases(t0, reply.get("t"), t_back, t_clob, delivered.get("t"), t1)
         return frame
