@@ -726,9 +726,6 @@ class _Judge:
                 self.checks.note_isolation(lane.runner.note)
             if self.on_gpu and not info.get("cuda"):
                 raise Failure("internal_error", "the %s's process sees no GPU although the judge does" % lane.name)
-            if self.on_gpu and lane is self.cand:
-                log("candidate's runner: GPU device files open before any candidate code: %s" % (
-                    sorted(lane.runner.note_gpus()) or "none seen (other_gpus() is off)"))
             lane.open()
             lane.pause()
             lane.runner.pin()

@@ -380,10 +380,6 @@ class Lane:
             if why:
                 self.m_judge.checks.note_protocol(why)
                 raise Failure("crash", "the candidate's process left the CPUs the judge gave it: " + why)
-            why = self.runner.other_gpus() if self.cuda else ""
-            if why:
-                self.m_judge.checks.note_protocol(why)
-                raise Failure("crash", "the candidate's process used a GPU other than the judge's: " + why)
         if cpu:
             self.m_lastCpu = after
         claim = reply.get("ms")

@@ -9,7 +9,6 @@ file descriptors through /proc; the judge itself is not dumpable.
 """
 import ctypes
 import os
-import re
 import shutil
 import signal
 import socket
@@ -340,8 +339,8 @@ class RunnerClient:
         # calls of a batch cannot overlap on side streams (gpu/concurrent_calls.py), in either runner.
         env["CUDA_DEVICE_MAX_CONNECTIONS"] = "1"
         # The judge's one GPU, the first it sees, and no other: every charge and check of the judge is on that one
-        # (red team 4's cheat_spare_gpus_matmul.py ran a frame's first calls on the host's idle GPUs). A process the
-        # candidate starts with another CUDA_VISIBLE_DEVICES is seen by other_gpus().
+        # (red team 4's cheat_spare_gpus_matmul.py ran a frame's first calls on the host's idle GPUs: 2.21x on four
+        # H200s). Not closed: a process the candidate starts with another CUDA_VISIBLE_DEVICES (PROTOCOL.md).
         env["CUDA_VISIBLE_DEVICES"] = first_gpu(os.environ.get("CUDA_VISIBLE_DEVICES"))
         if uid is not None:
             _hand_over(self.m_home, uid)
@@ -470,41 +469,6 @@ class RunnerClient:
                         tid, sorted(os.sched_getaffinity(tid)))
             except (OSError, IndexError, ValueError):
                 continue
-        return ""
-
-    def gpu_nodes(self):
-        """The GPUs' device files (/dev/nvidiaN: the set of N) open in any of the candidate's processes."""
-        got = set()
-        for pid in self._processes():
-            try:
-                fds = os.listdir("/proc/%d/fd" % pid)
-            except OSError:
-                continue
-            for fd in fds:
-                try:
-                    m = _GPU_NODE.match(os.readlink("/proc/%d/fd/%s" % (pid, fd)))
-                except OSError:
-                    continue
-                if m:
-                    got.add(int(m.group(1)))
-        return got
-
-    def note_gpus(self):
-        """The GPU device files the runner opened for its CUDA context, before any candidate code: the only ones its
-        processes may hold from then on (other_gpus). Returns them."""
-        self.m_gpus = self.gpu_nodes()
-        return self.m_gpus
-
-    def other_gpus(self):
-        """A GPU other than the judge's open in one of the candidate's processes (one it started with another
-        CUDA_VISIBLE_DEVICES, to run calls where the judge charges and watches nothing); a description, or ""."""
-        mine = getattr(self, "m_gpus", None)
-        if not mine:  # not noted, or unreadable here: nothing to compare with
-            return ""
-        extra = self.gpu_nodes() - mine
-        if extra:
-            return "the candidate's processes opened GPU device file(s) %s; the judge gave it %s only" % (
-                ", ".join("/dev/nvidia%d" % n for n in sorted(extra)), ", ".join("/dev/nvidia%d" % n for n in sorted(mine)))
         return ""
 
     def widened(self):
@@ -850,9 +814,6 @@ _ALLOWED = ("PATH", "LANG", "LANGUAGE", "TZ", "TERM", "PYTHONPATH", "PYTHONHOME"
             "CUDA_HOME", "CUDA_PATH", "CUDA_VISIBLE_DEVICES", "CC", "CXX", "MAX_JOBS", "KWB_RUNNER_CUDA_INIT")
 _ALLOWED_PREFIXES = ("LC_", "CUDA_", "NVIDIA_", "TORCH", "PYTORCH_", "TRITON_", "OMP_", "MKL_", "KMP_",
                      "OPENBLAS_", "GOTO_", "NCCL_")
-
-
-_GPU_NODE = re.compile(r"^/dev/nvidia(\d+)$")
 
 
 def first_gpu(visible):
