@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # Cheat class: hiding error under the absolute tolerance. Task: softmax_big.py
-# (Blind red team 4, tests/data/redteam4/cheat_atol_budget_softmax.py, as written there, its own notes below.) A big
+# (Blind red team 4, red team 4's cheat_atol_budget_softmax.py, as the helper wrote it below this header.) A big
 # task has no fp64 check, and outputs of ~1e-6 are 100x under atol: a one-pass estimate wrong by 7% in every element
 # came back ok at 1.34x eager on a CPU. Now a big task's errors are also held to 0.1% of the outputs' largest
 # magnitude (judge.BIG_SCALE_REL).

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # Cheat class: lazy computation. Task: relu_big.py
-# (Blind red team 4, tests/data/redteam4/cheat_big_deliver_in_place.py, as written there, its own notes below.) On a
+# (Blind red team 4, red team 4's cheat_big_deliver_in_place.py, as the helper wrote it below this header.) On a
 # big task (one call a frame, one input slot) the judge did not overwrite any input between the calls' answer and
 # the delivery; this candidate patches its runner's delivery to compute 3/4 of the ReLU there, straight into the
 # drawn place, so the output copy the plumbing charges is never made: 6.93x eager on a CPU, exact outputs, no flag.
