@@ -3,7 +3,8 @@
 # (From the third red-team pass on the judge; see PROTOCOL.md.)
 # A wrong candidate hoping the judge's message parser fails with something it does not expect.
 # The candidate is WRONG (returns zeros). Its reply to the first command whose answer carries output
-# layouts (now the first `deliver`, a frame's second command: the runner's Wire.send is replaced, found
+# layouts or says where the outputs lie (a `batch` on the candidate's lane, a `deliver` on a runner's own
+# delivery: the runner's Wire.send is replaced, found
 # through the runner module at import) is an object with an extra field nested 200000 lists deep (~400 KB, under the channel's 1 MB
 # bound): the C JSON decoder raises RecursionError, which a parser that catches only ValueError turns
 # into internal_error. What stops it: the judge's Wire.recv() turns any decoding failure into a broken
@@ -28,7 +29,7 @@ if _h is not None:
     _wire_send = _rmod.wire_mod.Wire.send
 
     def send(self, msg, fds=()):
-        if msg.get("layout") is not None or msg.get("layouts") is not None:
+        if msg.get("layout") is not None or msg.get("layouts") is not None or msg.get("outs") is not None:
             data = ('{"ok": true, "x": ' + "[" * 200000 + "]" * 200000 + "}\n").encode()
             self.m_sock.sendall(data)
             return

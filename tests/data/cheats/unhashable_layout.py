@@ -2,13 +2,14 @@
 # Cheat class: blaming the harness. Task: level1/3_Matmul.py
 # (From the third red-team pass on the judge; see PROTOCOL.md.)
 # A wrong candidate hoping an unexpected exception in the judge becomes internal_error (not its fault).
-# The candidate is WRONG (returns zeros). It wraps "deliver" (a frame's second command, whose reply
-# carries the output layouts; "batch" until the two-command frame) in the runner's command table so that
-# every output layout it sends back names the dtype as a JSON list. A check written `dt not in _DTYPES` on a
+# The candidate is WRONG (returns zeros). It wraps "batch" (whose reply says where the outputs lie, for the
+# judge to copy them: handoff.py) and "deliver" (the runner's own delivery, which the candidate's lane no
+# longer asks for) in the runner's command table so that every output entry it sends back names the dtype as
+# a JSON list. A check written `dt not in _DTYPES` on a
 # dict raises TypeError on a list (unhashable), not LayoutError, and a reader that catches only
 # LayoutError would let run_eval() turn it into status internal_error ("a bug of ours") instead of
-# wrong_result / shape_mismatch / integrity.protocol. What stops it: Arena.read() turns anything a
-# layout trips into LayoutError, which the candidate's lane makes integrity.protocol and shape_mismatch.
+# wrong_result / shape_mismatch / integrity.protocol. What stops it: the judge's Fetcher turns anything a
+# report trips into the candidate's crash and integrity.protocol (Arena.read() did the same for layouts).
 import sys
 import torch
 import torch.nn as nn
@@ -26,21 +27,29 @@ def _handlers():
 
 _h = _handlers()
 if _h is not None:
-    _orig = _h["deliver"]
     _n = [0]
 
-    def _deliver(msg):
-        reply = _orig(msg)
-        for layout in reply.get("layouts") or []:
-            for e in layout:
-                if "dtype" in e:
-                    e["dtype"] = [e["dtype"]]
-        _n[0] += 1
-        if _n[0] == 1:
-            sys.stderr.write("[cheat unhashable_layout] delivery %d: dtypes sent as lists\n" % _n[0])
-        return reply
+    def _listed(entries):
+        for e in entries:
+            if isinstance(e, dict) and "dtype" in e:
+                e["dtype"] = [e["dtype"]]
 
-    _h["deliver"] = _deliver
+    def _wrap(name, key):
+        orig = _h[name]
+
+        def handler(msg):
+            reply = orig(msg)
+            for entries in reply.get(key) or []:
+                _listed(entries)
+            _n[0] += 1
+            if _n[0] == 1:
+                sys.stderr.write("[cheat unhashable_layout] %s: dtypes sent as lists\n" % name)
+            return reply
+
+        _h[name] = handler
+
+    _wrap("batch", "outs")
+    _wrap("deliver", "layouts")
 
 
 class ModelNew(nn.Module):

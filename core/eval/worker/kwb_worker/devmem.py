@@ -163,3 +163,75 @@ def _map(handle, size, dev):
     desc.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE
     _check("cuMemSetAccess", lib.cuMemSetAccess(ptr, ctypes.c_size_t(size), ctypes.byref(desc), ctypes.c_size_t(1)))
     return ptr.value
+
+
+# ---- a runner's own allocations, opened by the judge (kwb_worker.handoff) ----------------------------------
+# The other direction: the candidate's outputs lie in its runner's allocations (torch's caching allocator), and the
+# judge copies them out itself. A legacy IPC handle names one cudaMalloc allocation; the judge opens it read-only in
+# spirit (it only ever copies from it), learns the allocation's true extent from the driver, never from the runner,
+# and keeps it open for the rest of the evaluation.
+CU_POINTER_ATTRIBUTE_BUFFER_ID = 20
+CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS = 1
+IPC_HANDLE_BYTES = 64
+
+
+class _IpcHandle(ctypes.Structure):
+    """CUipcMemHandle: 64 opaque bytes, passed by value to cuIpcOpenMemHandle."""
+    _fields_ = [("reserved", ctypes.c_char * IPC_HANDLE_BYTES)]
+
+
+def allocation_of(ptr):
+    """(base, size, buffer id) of the allocation holding device address `ptr` in this process; the id changes when
+    the allocation at that base is freed and another made there."""
+    lib = _cuda()
+    base, size, bid = ctypes.c_ulonglong(), ctypes.c_size_t(), ctypes.c_ulonglong()
+    _check("cuMemGetAddressRange", lib.cuMemGetAddressRange_v2(ctypes.byref(base), ctypes.byref(size),
+                                                               ctypes.c_ulonglong(int(ptr))))
+    _check("cuPointerGetAttribute", lib.cuPointerGetAttribute(ctypes.byref(bid), CU_POINTER_ATTRIBUTE_BUFFER_ID,
+                                                              ctypes.c_ulonglong(int(ptr))))
+    return int(base.value), int(size.value), int(bid.value)
+
+
+def buffer_id(ptr):
+    bid = ctypes.c_ulonglong()
+    _check("cuPointerGetAttribute", _cuda().cuPointerGetAttribute(ctypes.byref(bid), CU_POINTER_ATTRIBUTE_BUFFER_ID,
+                                                                  ctypes.c_ulonglong(int(ptr))))
+    return int(bid.value)
+
+
+def ipc_handle(base):
+    """The IPC handle (bytes) of the allocation starting at `base` in this process."""
+    h = _IpcHandle()
+    _check("cuIpcGetMemHandle", _cuda().cuIpcGetMemHandle(ctypes.byref(h), ctypes.c_ulonglong(int(base))))
+    return ctypes.string_at(ctypes.addressof(h), IPC_HANDLE_BYTES)
+
+
+def ipc_open(handle):
+    """Maps another process's allocation from its IPC handle: (pointer here, the allocation's size as the driver
+    says). Raises DeviceMemoryError for a handle that opens nothing."""
+    if not isinstance(handle, (bytes, bytearray)) or len(handle) != IPC_HANDLE_BYTES:
+        raise DeviceMemoryError("an IPC handle is %d bytes" % IPC_HANDLE_BYTES)
+    lib = _cuda()
+    fn = getattr(lib, "cuIpcOpenMemHandle_v2", None) or lib.cuIpcOpenMemHandle
+    ptr = ctypes.c_ulonglong()
+    h = _IpcHandle.from_buffer_copy(bytes(handle))
+    _check("cuIpcOpenMemHandle", fn(ctypes.byref(ptr), h, ctypes.c_uint(CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS)))
+    base, size = ctypes.c_ulonglong(), ctypes.c_size_t()
+    try:
+        _check("cuMemGetAddressRange", lib.cuMemGetAddressRange_v2(ctypes.byref(base), ctypes.byref(size), ptr))
+    except DeviceMemoryError:
+        ipc_close(ptr.value)
+        raise
+    return int(ptr.value), int(size.value) - (int(ptr.value) - int(base.value))
+
+
+def ipc_close(ptr):
+    try:
+        _cuda().cuIpcCloseMemHandle(ctypes.c_ulonglong(int(ptr)))
+    except Exception:
+        pass
+
+
+def device_bytes(ptr, size, owner, device_index):
+    """`size` bytes at device address `ptr` as a uint8 tensor (keeping `owner` alive as long as any view)."""
+    return torch.as_tensor(_Cai(ptr, size, owner), device=torch.device("cuda", device_index))

@@ -9,8 +9,9 @@ the candidate (the candidate's lane). A frame is:
   GPU: L2 flushed, the device waited for                     (outside the frame)
   t0 = the judge's wall clock
      the runner thawed; it makes n calls back to back, each on its own fresh input set, waits for the
-     device, and answers; the judge overwrites the inputs of one slot, drawn now; the runner copies every
-     call's outputs into the arena, to places drawn now, and answers
+     device, and answers; the judge overwrites the inputs of one slot, drawn now; every call's outputs are
+     copied into the arena, to places drawn now: on the reference's lane by its runner, on the candidate's
+     by the judge, from where the runner said they lie (handoff.py; on a CPU the runner stopped first)
   t1 = the judge's wall clock                                (the frame: t1 - t0)
   the runner stopped again                                   (outside the frame)
 
@@ -32,7 +33,6 @@ from .runnerclient import RunnerGone, judge_waited_ms
 
 PLACES = 64  # where a call's outputs may go: at least this many places (slot and shift), drawn after the calls
 CLOBBER = 0.5  # what a clobbered input slot holds during the delivery (Lane.frame)
-SPRINKLE, SPRINKLE_VALUE = 4096, 1e3  # a big task's clobber: positions of each input drawn a frame, and their value
 _sysrand = random.SystemRandom()
 
 
@@ -88,8 +88,7 @@ class Frame:
     read): the two take turns on different cores (judge.keep_apart), so on an idle machine this is ~0 and a frame
     that another process delayed says so."""
 
-    __slots__ = ("ms", "claim", "layouts", "peak", "cpu_stopped", "bases", "ends", "clobbered", "waited", "phases",
-                 "sprinkled")
+    __slots__ = ("ms", "claim", "layouts", "peak", "cpu_stopped", "bases", "ends", "clobbered", "waited", "phases")
 
     def __init__(self, ms, claim, layouts, peak, cpu_stopped, bases, ends, clobbered=None, waited=None):
         self.waited = waited
@@ -97,16 +96,6 @@ class Frame:
         self.ms, self.claim, self.layouts, self.peak, self.cpu_stopped = ms, claim, layouts, peak, cpu_stopped
         self.bases, self.ends = bases, ends  # where each call's outputs were to go, and where its slot ends
         self.clobbered = clobbered  # the input slot overwritten between the calls and the delivery (None: none)
-        self.sprinkled = None  # the input slot of which drawn positions were, and are no longer (clobber="sprinkle")
-
-
-def _spots(view):
-    """(the input's flat view, SPRINKLE positions drawn from it, their values now) for Lane.frame's sprinkle."""
-    import torch
-    flat = view.view(-1)
-    n = flat.numel()
-    at = torch.tensor(_sysrand.sample(range(n), min(SPRINKLE, n)), dtype=torch.long).to(flat.device)
-    return flat, at, flat.index_select(0, at)
 
 
 class Lane:
@@ -134,6 +123,7 @@ class Lane:
         self.m_registered = None
         self.m_layouts = []
         self.m_lastCpu = None
+        self.m_fetcher = None  # the judge's copy of the candidate's outputs (handoff.Fetcher; candidate's lane)
 
     # ---- geometry --------------------------------------------------------------------------------------
     @staticmethod
@@ -293,6 +283,38 @@ class Lane:
                 raise Failure("crash", "the candidate's process delivered its outputs elsewhere than asked")
         return outs
 
+    def fetch(self, reply, bases, ends):
+        """The candidate's lane's delivery, by the judge (handoff.py): on a CPU the runner is stopped first; the
+        outputs the batch reported are copied into the arena from each call's base. Returns what a runner's
+        delivery would ({"layouts"}, and its stamps: the judge's own here)."""
+        import time as _time
+
+        t = _time.perf_counter()
+        if not self.cuda:
+            self.pause()
+        if self.m_fetcher is None:
+            from .handoff import Fetcher
+
+            self.m_fetcher = Fetcher(self.arena, self.device, self.runner.m_proc.pid)
+        f = self.m_fetcher
+        f.opened_ms = 0.0
+        try:
+            if self.cuda and reply.get("segs"):
+                f.open_segments(reply.get("segs"))
+            layouts = f.fetch(reply.get("outs"), bases, ends)
+        except Failure as e:
+            if e.status == "crash":
+                self.m_judge.checks.note_protocol(e.reason)
+            raise
+        except Exception as e:  # whatever a malformed report trips is the candidate's doing, never the judge's
+            self.m_judge.checks.note_protocol("output report: %s: %s" % (type(e).__name__, str(e)[:120]))
+            raise Failure("crash", "the candidate's process reported its outputs malformed")
+        return {"layouts": layouts, "t": [t, _time.perf_counter()]}
+
+    def opened_ms(self):
+        """Time of the last fetch spent opening the runner's allocations: the judge's own, left out of the frame."""
+        return self.m_fetcher.opened_ms if self.m_fetcher is not None and not self.trusted else 0.0
+
     # ---- the frame -------------------------------------------------------------------------------------------
     def frame(self, n, what, phase, seed, mode="model", out_set=0, reseed=False, check_side=False, peak=False,
               dry_out=None, cpu=False, slots=None, clobber=False):
@@ -305,11 +327,9 @@ class Lane:
         batch answers, and one computed later, in the delivery, from inputs read then (straight into the drawn
         place, saving the copy the plumbing is charged: deliver_in_place.py) comes out wrong in the checked
         rounds. Every frame of a round does the same (a slot's worth of writes, in the frame, plumbing alike);
-        that slot's inputs are no longer the set's (Frame.clobbered: the caller writes them again).
-        `clobber="sprinkle"` (a big task, whose one slot the caller could not write again in every frame): the same,
-        but at SPRINKLE positions of each floating-point input drawn now, and their values put back once the frame
-        is timed (Frame.sprinkled): an output computed in the delivery from inputs read then is wrong wherever it
-        depends on one of them (red team 4's cheat_big_deliver_in_place.py, 6.9x on a 336 MB ReLU on a CPU)."""
+        that slot's inputs are no longer the set's (Frame.clobbered: the caller writes them again). On the
+        candidate's lane the delivery is the judge's own copy (handoff.py), which nothing of the candidate's can
+        fuse work into; the clobber stays there as a second line."""
         slots = list(range(n)) if slots is None else list(slots)
         self.pause()
         if self.trusted and self.m_judge.ref_reachable:
@@ -327,22 +347,19 @@ class Lane:
         if cpu and before is not None and self.m_lastCpu is not None:
             cpu_stopped = before - self.m_lastCpu
         msg = {"cmd": "batch", "slots": slots, "mode": mode, "seed": seed, "reseed": reseed, "what": what,
-               "phase": phase, "check_side_stream": check_side, "peak": peak}
+               "phase": phase, "check_side_stream": check_side, "peak": peak, "report": not self.trusted}
         if dry_out is not None:
             msg["dry_out"] = dry_out
         places = _sysrand.sample(range(self.slots), len(slots))
         bases = [self.out_base(out_set, k) + _sysrand.randrange(self.shifts) * ALIGN for k in places]
         ends = [self.arena.size if self.shared_io else self.out_base(out_set, k) + self.out_slot for k in places]
-        victim, views, spots = None, [], []
+        victim, views = None, []
         if clobber and not self.shared_io:
             victim = slots[_sysrand.randrange(len(slots))]
             views = [v for v in self.arena.read(self.m_layouts[victim])
                      if hasattr(v, "is_floating_point") and (v.is_floating_point() or v.is_complex())]
             if self.chain:
                 views += self.arena.read(self.scratch_layout(victim))  # what the call read, through the chain
-            if clobber == "sprinkle":
-                spots = [_spots(v) for v in views if v.numel() and v.is_contiguous()]
-                views = []
         collecting = gc.isenabled()
         gc.disable()  # a collection of the judge's objects is no part of anyone's frame
         try:
@@ -354,21 +371,20 @@ class Lane:
             if views:
                 for v in views:
                     v.fill_(CLOBBER)
-            for flat, at, _ in spots:
-                flat.index_fill_(0, at, SPRINKLE_VALUE)
-            if self.cuda and (views or spots):
+            if self.cuda and views:
                 timing._synchronize()
             t_clob = time.perf_counter()
-            delivered = self.ask({"cmd": "deliver", "bases": bases})
-            t1 = time.perf_counter()
+            if self.trusted:
+                delivered = self.ask({"cmd": "deliver", "bases": bases})
+            else:
+                delivered = self.fetch(reply, bases, ends)
+            t1 = time.perf_counter() - self.opened_ms() / 1000.0
             judge_w1 = judge_waited_ms()
             main1, lane_w1 = self.runner.main_schedstat_ms()
         finally:
             if collecting:
                 gc.enable()
         self.pause()
-        for flat, at, kept in spots:  # the set's values again, the frame timed and the runner stopped
-            flat.index_copy_(0, at, kept)
         waited = None if None in (lane_w0, lane_w1, judge_w0, judge_w1) else \
             max(0.0, lane_w1 - lane_w0) + max(0.0, judge_w1 - judge_w0)
         after = self.runner.cpu_ms() if cpu or own else None
@@ -404,8 +420,6 @@ class Lane:
             p = int(p) if isinstance(p, (int, float)) and not isinstance(p, bool) and 0 <= p < 2 ** 50 else -1
         except (OverflowError, ValueError):
             p = -1
-        frame = Frame((t1 - t0) * 1000.0, float(claim), layouts, p, cpu_stopped, bases, ends,
-                      None if clobber == "sprinkle" else victim, waited)
-        frame.sprinkled = victim if spots else None
+        frame = Frame((t1 - t0) * 1000.0, float(claim), layouts, p, cpu_stopped, bases, ends, victim, waited)
         frame.phases = _phases(t0, reply.get("t"), t_back, t_clob, delivered.get("t"), t1)
         return frame

@@ -9,8 +9,9 @@ An evaluation has two, started from this same code and driven through the same s
 - the **candidate's runner** imports the candidate (`setup`): the only place a candidate's code runs.
 
 On each `batch` the runner makes K forward calls back to back, each on its own input set where the
-judge wrote it in the runner's arena (device memory on a GPU), waits for the device, and copies every
-call's outputs into the arena. The judge's wall clock around that whole command is the figure of
+judge wrote it in the runner's arena (device memory on a GPU), and waits for the device. The reference's
+runner then copies every call's outputs into the arena (`deliver`); the candidate's only says where they lie,
+and the judge copies them itself (handoff.py): no code of the candidate's runs in a delivery. The judge's wall clock around that whole command is the figure of
 record, for the baselines and the candidate alike; what the runner says of its own clock is only a
 cross-check.
 
@@ -75,6 +76,8 @@ class Runner:
         self.m_inPtrs = []  # per slot: the storages of those views (the aliasing observation)
         self.m_outRegion = (0, 0)
         self.m_pending = None  # the last batch's outputs, until the judge says where they go
+        self.m_kept = None  # or, on the candidate's lane, until the judge has copied them (handoff.py)
+        self.m_reporter = None
         self.m_outViews = {}
         self.m_dryOut = None
         self.m_chain = None  # chain.Chain: call k's chained input drawn from call k-1's outputs (None: none)
@@ -96,6 +99,7 @@ class Runner:
         self.m_arena = open_arena(msg.get("kind", "host"), int(msg["size"]), fd)
         self.m_clock = timing.Clock(self.m_device, flusher=False)
         self.m_inputs, self.m_inPtrs, self.m_outViews, self.m_dryOut = [], [], {}, None
+        self.m_reporter = None
         threads = msg.get("threads")
         if isinstance(threads, int) and not isinstance(threads, bool) and threads > 0:
             torch.set_num_threads(threads)  # as many as the CPUs the judge pinned it to, in both runners
@@ -262,6 +266,7 @@ class Runner:
             model = self.m_model
         self.m_phase = msg.get("phase", self.m_phase)
         self.m_pending = None
+        self.m_kept = None
         cuda = self.m_device.type == "cuda"
         check_side = bool(msg.get("check_side_stream")) and cuda
         reseed = bool(msg.get("reseed"))
@@ -307,7 +312,33 @@ class Runner:
                     "stream was" % msg.get("what", "call"))
         self.m_pending = (flats, slots, msg.get("what", "call"))
         self._note_tf32()
-        return {"ok": True, "ms": ms, "peak": peak}
+        reply = {"ok": True, "ms": ms, "peak": peak}
+        if msg.get("report"):
+            # The candidate's lane: no delivery of its own; where the outputs lie, for the judge to copy them
+            # (handoff.py). They stay alive, with any plain copies made for it, until the next batch.
+            keep = []
+            self._observe_alias(flats[0] if flats else [], slots[0], msg.get("what", "call"))
+            reply["outs"], reply["segs"] = self._reporter().report(flats, keep)
+            self.m_pending = None
+            self.m_kept = (flats, keep)
+        return reply
+
+    def _reporter(self):
+        if self.m_reporter is None:
+            from .handoff import Reporter
+
+            self.m_reporter = Reporter(self.m_device, self.m_arena)
+        return self.m_reporter
+
+    def _observe_alias(self, flat, first_slot, what):
+        """The runner's own observation, on a batch's first call (the judge reads the inputs back itself after
+        every checked call: an output written into an input shows there)."""
+        ptrs = self.m_inPtrs[first_slot] if first_slot < len(self.m_inPtrs) else {}
+        tensors = [v for v in flat if isinstance(v, torch.Tensor)]
+        for i, v in enumerate(tensors):
+            p = storage_ptr(v)
+            if p in ptrs and p != 0:
+                self.m_obs["alias"].append("%s: output %d shares storage with input %d" % (what, i, ptrs[p]))
 
     def deliver(self, msg):
         """The last batch's outputs, call i's from offset `bases[i]` of the output region: places the judge draws
@@ -365,13 +396,7 @@ class Runner:
             layout, views = got
             tensors = [v for v in flat if isinstance(v, torch.Tensor)] if len(flat) != 1 else flat
             if k == 0:
-                # The runner's own observation, on the first call (the judge reads the inputs back itself after
-                # every checked call: an output written into an input shows there).
-                ptrs = self.m_inPtrs[first_slot] if first_slot < len(self.m_inPtrs) else {}
-                for i, v in enumerate(tensors):
-                    p = storage_ptr(v)
-                    if p in ptrs and p != 0:
-                        self.m_obs["alias"].append("%s: output %d shares storage with input %d" % (what, i, ptrs[p]))
+                self._observe_alias(tensors, first_slot, what)
             dsts.extend(views)
             srcs.extend(tensors)
             layouts.append(layout)

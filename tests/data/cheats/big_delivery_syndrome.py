@@ -1,3 +1,11 @@
+# SPDX-License-Identifier: MIT
+# Cheat class: lazy computation. Task: relu_big.py
+# (Blind red team 5, its cheat_syndrome_relu.py as the helper wrote it below this header.) It got through 44095a6 by fusing work
+# into the candidate's own delivery (its runner's patched Runner._deliver), where the output copy the plumbing
+# charges every lane was never made. Now the candidate's lane has no delivery of its own: its runner only says
+# where the outputs lie, and the judge copies them (handoff.py); the patched delivery never runs, and the
+# outputs the call left unwritten are wrong.
+#
 # CHEAT (red team 5) for a big elementwise task: KernelBench level1/19_ReLU (6.4 GB in, 6.4 GB out); on a CPU
 # tests/data/tasks/relu_big.py (144 MiB in, 144 MiB out).
 #

@@ -1,5 +1,13 @@
+# SPDX-License-Identifier: MIT
+# Cheat class: lazy computation. Task: tallskinny_big.py
+# (Blind red team 5, its cheat_private_copy_tallskinny.py as the helper wrote it below this header.) It got through 44095a6 by fusing work
+# into the candidate's own delivery (its runner's patched Runner._deliver), where the output copy the plumbing
+# charges every lane was never made. Now the candidate's lane has no delivery of its own: its runner only says
+# where the outputs lie, and the judge copies them (handoff.py); the patched delivery never runs, and the
+# outputs the call left unwritten are wrong.
+#
 # CHEAT (red team 5) for a big task whose outputs dwarf its inputs: KernelBench level1/9_Tall_skinny_matrix_
-# multiplication_ (A 16384x16, B 16x16384: 2 MB in, 1 GB out); on a CPU the scratch task /tmp/rt5/tallskinny_big.py
+# multiplication_ (A 16384x16, B 16x16384: 2 MB in, 1 GB out); on a CPU tests/data/tasks/tallskinny_big.py
 # (M = 8448: 1 MB in, 285 MB out).
 #
 # The sprinkle (Lane.frame clobber="sprinkle") overwrites drawn positions of the ARENA's inputs between the call's
