@@ -57,7 +57,9 @@ def test_the_judge_reads_the_outputs_from_the_candidates_process(holder):
     p, rep = holder
     outs = rep["outs"]
     assert rep["segs"] == []  # a CPU has no allocations to open
-    assert outs[0][2] == {"value": 3} and "arena" in outs[1][1] and "ptr" in outs[0][0]
+    # One signature a distinct call, a place a tensor: an address, or -1 - an offset in the arena.
+    assert outs["sigs"] == [[["float32", [3, 4]], ["float32", [4, 3]], ["=", 3]], [["float64", [5]], ["float32", [4]]]]
+    assert [c[0] for c in outs["calls"]] == [0, 1] and outs["calls"][1][2] == -1 - 256 and outs["calls"][0][1] > 0
     arena, f = _fetcher(p.pid)
     # The outputs of an input's view (outs[1][1], at offset 256 of the candidate's arena) are read from the judge's
     # own arena, where that input lies: write what it would hold.
@@ -74,11 +76,11 @@ def test_an_address_the_process_does_not_own_is_a_crash(holder):
     p, rep = holder
     arena, f = _fetcher(p.pid)
     outs = json.loads(json.dumps(rep["outs"]))
-    outs[0][0]["ptr"] = 4096  # the first page: never mapped
+    outs["calls"][0][1] = 4096  # the first page: never mapped
     with pytest.raises(Failure) as e:
         f.fetch(outs, [8192, 16384], [16384, 1 << 16])
     assert e.value.status == "crash" and "could not read" in e.value.reason
-    outs[0][0]["ptr"] = "0x10"
+    outs["calls"][0][1] = "0x10"
     with pytest.raises(Failure) as e:
         f.fetch(outs, [8192, 16384], [16384, 1 << 16])
     assert e.value.status == "crash"
@@ -91,12 +93,12 @@ def test_outputs_that_do_not_fit_where_the_references_go_are_a_shape_mismatch(ho
         f.fetch(rep["outs"], [8192, 16384], [8192 + 64, 1 << 16])  # 48 bytes for the first output, and 64 there
     assert e.value.status == "shape_mismatch"
     bad = json.loads(json.dumps(rep["outs"]))
-    bad[0][0]["dtype"] = "object"
+    bad["sigs"][0][0][0] = "object"
     with pytest.raises(Failure) as e:
         f.fetch(bad, [8192, 16384], [16384, 1 << 16])
     assert e.value.status == "shape_mismatch"
     with pytest.raises(Failure) as e:
-        f.fetch(rep["outs"][:1], [8192, 16384], [16384, 1 << 16])  # one call's outputs for two calls
+        f.fetch(dict(rep["outs"], calls=rep["outs"]["calls"][:1]), [8192, 16384], [16384, 1 << 16])  # one for two
     assert e.value.status == "crash"
 
 

@@ -163,20 +163,22 @@ def test_the_candidate_lane_carries_the_lanes_offset_measured_before_its_import(
     assert plumbing(dry, steady, timed_dry=[3.5])[0] == 3.5  # the fastest dry frame of the whole evaluation
     scattered = [d + x for d, x in zip(dry, [1.5, -1.2, 0.9, -0.8, 1.1, -1.4, 0.7, 0.2])]
     assert plumbing(dry, scattered) == (3.9, 3.9)  # no consistent offset: none counted
-    far = [d + 3.0 for d in dry]
-    assert plumbing(dry, far) == pytest.approx((3.9, 3.9 + judge.LANE_OFFSET_BOUND * 3.9))
+    far = [d + 3.0 for d in dry]  # the judge's copy on the candidate's lane (handoff.py) costs what it costs
+    assert plumbing(dry, far) == pytest.approx((3.9, 3.9 + 3.0))
+    farther = [d + 9.0 for d in dry]
+    assert plumbing(dry, farther) == pytest.approx((3.9, 3.9 + judge.LANE_OFFSET_BOUND * 3.9))  # bounded
     assert plumbing(dry[:2], steady[:2]) == (4.0, 4.0)  # too few pairs: none counted
     faster = [d - 0.2 for d in dry]  # a faster candidate lane is counted too: the figure is fair either way
     assert plumbing(dry, faster) == pytest.approx((3.9, 3.7))
     # A big task's dry frames are laid out apart (its reference delivers over its inputs): they say nothing of the
-    # lanes. Its bare frames (one number delivered, in each lane) do; the bound stays a quarter of the plumbing.
+    # lanes. Its bare frames (one number delivered, in each lane) do; the bound stays the plumbing.
     assert plumbing(dry, steady, big=True) == (3.9, 3.9)
     bare = [1.0, 1.1, 0.9, 1.0, 1.05, 1.0, 0.95, 1.0]
     bare_cand = [b + x for b, x in zip(bare, [0.3, 0.2, 0.35, 0.3, -0.05, 0.25, 0.3, 0.3])]
     assert plumbing(dry, steady, big=True, bare=bare, bare_cand=bare_cand) == pytest.approx((3.9, 3.9 + 0.3))
     assert plumbing(dry, [d - 1.0 for d in dry], big=True, bare=bare, bare_cand=bare_cand) == \
         pytest.approx((3.9, 3.9 + 0.3))  # whatever the dry frames say
-    assert plumbing(dry, dry, big=True, bare=bare, bare_cand=[b + 2.0 for b in bare]) == \
+    assert plumbing(dry, dry, big=True, bare=bare, bare_cand=[b + 5.0 for b in bare]) == \
         pytest.approx((3.9, 3.9 + judge.LANE_OFFSET_BOUND * 3.9))  # bounded by the plumbing, not the bare frame
 
 

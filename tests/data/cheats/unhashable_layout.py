@@ -31,15 +31,18 @@ if _h is not None:
 
     def _listed(entries):
         for e in entries:
-            if isinstance(e, dict) and "dtype" in e:
+            if isinstance(e, dict) and "dtype" in e:  # a runner's delivery: layouts
                 e["dtype"] = [e["dtype"]]
+            elif isinstance(e, list) and e and e[0] != "=":  # a batch's report: signatures
+                e[0] = [e[0]]
 
     def _wrap(name, key):
         orig = _h[name]
 
         def handler(msg):
             reply = orig(msg)
-            for entries in reply.get(key) or []:
+            got = reply.get(key) or []
+            for entries in (got.get("sigs") or [] if isinstance(got, dict) else got):
                 _listed(entries)
             _n[0] += 1
             if _n[0] == 1:

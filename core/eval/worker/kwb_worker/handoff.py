@@ -56,41 +56,47 @@ class Reporter:
         self.m_bases = []  # sorted bases of m_segs
 
     def report(self, flats, keep):
-        """One entry list per call: {"value": v}, {"arena": offset, dtype, shape} (an output inside the arena: a view
-        of an input) or {"ptr": address, dtype, shape}; and the allocations the judge has not been told of yet, each
-        {"base", "size", "handle"} (GPU). `keep` gets every tensor that must stay alive until the judge has copied."""
-        outs, segs, touched = [], [], {}
+        """Where a batch's outputs lie, compactly (a batch may hold thousands of calls, and this is plumbing):
+        {"sigs": [signature, ...], "calls": [[signature index, place, ...], ...]}, a signature one entry per output
+        ([dtype, shape] for a tensor, ["=", value] for a value), a place per tensor: its address (0: empty), or
+        -1 - its offset in the arena (an output inside the arena: a view of an input); and the allocations the judge
+        has not been told of yet, each {"base", "size", "handle"} (GPU). `keep` gets every tensor made here that must
+        stay alive until the judge has copied."""
+        sigs, index, calls, segs, touched = [], {}, [], [], {}
+        last_key, last_idx = None, None
         for flat in flats:
-            calls = []
-            for i, v in enumerate(flat):
+            key = tuple((v.dtype, tuple(v.shape)) if isinstance(v, torch.Tensor) else ("=", v) for v in flat)
+            if key != last_key:
+                for i, v in enumerate(flat):
+                    if not isinstance(v, torch.Tensor) and not (v is None or isinstance(v, (bool, int, float, str))):
+                        raise Failure("shape_mismatch", "output %d is a %s, not a tensor" % (i, type(v).__name__))
+                idx = index.get(key)
+                if idx is None:
+                    idx = index[key] = len(sigs)
+                    sigs.append([[str(k[0]).replace("torch.", ""), list(k[1])] if k[0] != "=" else list(k)
+                                 for k in key])
+                last_key, last_idx = key, idx
+            call = [last_idx]
+            for v in flat:
                 if isinstance(v, torch.Tensor):
-                    calls.append(self._locate(v, keep, segs, touched))
-                elif v is None or isinstance(v, (bool, int, float, str)):
-                    calls.append({"value": v})
-                else:
-                    raise Failure("shape_mismatch", "output %d is a %s, not a tensor" % (i, type(v).__name__))
-            outs.append(calls)
+                    call.append(self._locate(v, keep, segs, touched))
+            calls.append(call)
         if self.m_cuda:
             self._verify(touched, segs)
-        return outs, segs
+        return {"sigs": sigs, "calls": calls}, segs
 
     def _locate(self, v, keep, segs, touched):
-        t = v.detach()
-        if t.device != self.m_device:
-            t = t.to(self.m_device)
-        if not t.is_contiguous():
-            t = t.contiguous()
-        keep.append(t)
-        e = {"dtype": _dt(t), "shape": list(t.shape)}
+        t = v
+        if t.device != self.m_device or not t.is_contiguous():
+            t = t.detach().to(self.m_device).contiguous()
+            keep.append(t)
         n = t.numel() * t.element_size()
-        p = t.data_ptr()
         if n == 0:
-            e["ptr"] = 0
-            return e
+            return 0
+        p = t.data_ptr()
         a0, asize = self.m_arena
         if a0 <= p and p + n <= a0 + asize:
-            e["arena"] = p - a0
-            return e
+            return -1 - (p - a0)
         if self.m_cuda:
             base = self._segment(p, n, t, keep, segs)
             if base is None:  # no IPC handle for that memory: a plain allocation of torch's
@@ -101,8 +107,7 @@ class Reporter:
                 if base is None:
                     raise Failure("crash", "an output lies in device memory that cannot be shared with the judge")
             touched[base] = True
-        e["ptr"] = p
-        return e
+        return p
 
     def _segment(self, p, n, t, keep, segs):
         """The base of the allocation holding [p, p + n), its handle queued in `segs` when new (None: no handle)."""
@@ -188,7 +193,8 @@ class Fetcher:
         self.m_opened = 0
         self.m_bases = []
         self.m_src = {}  # (ptr, dtype, shape) -> view of the runner's memory (GPU)
-        self.m_dst = {}  # (off, dtype, shape) -> view of the arena
+        self.m_dst = {}  # (signature, base) -> (layout, views of the arena)
+        self.m_sigs = {}  # a reported signature's repr -> Fetcher._sig()
         self.opened_ms = 0.0  # time spent opening handles in the last fetch (not the candidate's: the judge's own)
 
     def open_segments(self, segs):
@@ -221,90 +227,112 @@ class Fetcher:
 
     def fetch(self, outs, bases, ends):
         """Copies every call's outputs to its base (each within [base, end)); returns one layout per call."""
-        if not isinstance(outs, list) or len(outs) != len(bases):
+        if not isinstance(outs, dict) or not isinstance(outs.get("calls"), list) or len(outs["calls"]) != len(bases) \
+                or not isinstance(outs.get("sigs"), list):
             raise Failure("crash", "the candidate's process reported other outputs than it was asked for")
+        sigs = [self._sig(s) for s in outs["sigs"]]
         layouts, dsts, srcs, iov = [], [], [], []
-        for calls, base, end in zip(outs, bases, ends):
-            if not isinstance(calls, list):
+        for call, base, end in zip(outs["calls"], bases, ends):
+            if not isinstance(call, list) or not call or not isinstance(call[0], int) or isinstance(call[0], bool) \
+                    or not 0 <= call[0] < len(sigs):
                 raise Failure("crash", "the candidate's process reported its outputs malformed")
-            layout, off = [], base
-            for e in calls:
-                if not isinstance(e, dict):
-                    raise Failure("crash", "the candidate's process reported its outputs malformed")
-                if "value" in e:
-                    v = e["value"]
-                    if v is not None and not isinstance(v, (bool, int, float, str)):
-                        raise Failure("crash", "the candidate's process reported a value of type %s"
-                                      % type(v).__name__)
-                    layout.append({"value": v})
-                    continue
-                dt, shape = e.get("dtype"), e.get("shape")
-                try:
-                    dtype = dtype_of(dt)
-                except LayoutError:
-                    raise Failure("shape_mismatch", "an output of dtype %r cannot travel" % (dt,))
-                if not isinstance(shape, list) or any(not isinstance(s, int) or isinstance(s, bool) or s < 0
-                                                      for s in shape):
-                    raise Failure("crash", "the candidate's process reported an output's shape malformed")
-                count = 1
-                for s in shape:
-                    count *= s
-                size = count * _elsize(dtype)
-                if off + size > end:
-                    raise Failure("shape_mismatch", "the outputs do not fit where the reference's go (%d bytes from "
-                                                    "offset %d)" % (size, off))
-                layout.append({"off": off, "dtype": dt, "shape": list(shape)})
-                if size:
-                    dst = self._dst(off, dtype, shape)
-                    if self.m_cuda or "arena" in e:
-                        srcs.append(self._src(e, dtype, shape, size))
-                        dsts.append(dst)
-                    else:
-                        iov.append((dst.data_ptr(), self._ptr(e), size))
-                off += align(size)
+            sig = sigs[call[0]]
+            places = call[1:]
+            if len(places) != len(sig[1]):
+                raise Failure("crash", "the candidate's process reported its outputs malformed")
+            if base + sig[2] > end:
+                raise Failure("shape_mismatch", "the outputs do not fit where the reference's go (%d bytes from "
+                                                "offset %d)" % (sig[2], base))
+            layout, views = self._dst(sig, base)
             layouts.append(layout)
+            for (dtype, shape, size), dst, place in zip(sig[1], views, places):
+                if not isinstance(place, int) or isinstance(place, bool):
+                    raise Failure("crash", "the candidate's process reported an output's address malformed")
+                if size == 0:
+                    continue
+                if place == 0:
+                    raise Failure("crash", "the candidate's process reported no address for an output")
+                if self.m_cuda or place < 0:
+                    srcs.append(self._src(place, dtype, shape, size))
+                    dsts.append(dst)
+                else:
+                    iov.append((dst.data_ptr(), place, size))
         if dsts:
             self._copy(dsts, srcs)
         if iov:
             self._readv(iov)
         return layouts
 
-    def _ptr(self, e):
-        p = e.get("ptr")
-        if not isinstance(p, int) or isinstance(p, bool) or p <= 0:
-            raise Failure("crash", "the candidate's process reported an output's address malformed")
-        return p
+    def _sig(self, s):
+        """A reported signature: (its key, [(dtype, shape, bytes) per tensor], bytes of the call's outputs laid out
+        one after the other, aligned, layout entries relative to the call's base)."""
+        key = repr(s)
+        got = self.m_sigs.get(key)
+        if got is not None:
+            return got
+        if not isinstance(s, list):
+            raise Failure("crash", "the candidate's process reported its outputs malformed")
+        tensors, rel, off = [], [], 0
+        for e in s:
+            if isinstance(e, list) and len(e) == 2 and e[0] == "=":
+                v = e[1]
+                if v is not None and not isinstance(v, (bool, int, float, str)):
+                    raise Failure("crash", "the candidate's process reported a value of type %s" % type(v).__name__)
+                rel.append({"value": v})
+                continue
+            if not isinstance(e, list) or len(e) != 2 or not isinstance(e[0], str) or not isinstance(e[1], list) \
+                    or any(not isinstance(d, int) or isinstance(d, bool) or d < 0 for d in e[1]):
+                raise Failure("crash", "the candidate's process reported an output's type or shape malformed")
+            try:
+                dtype = dtype_of(e[0])
+            except LayoutError:
+                raise Failure("shape_mismatch", "an output of dtype %r cannot travel" % (e[0],))
+            count = 1
+            for d in e[1]:
+                count *= d
+            size = count * _elsize(dtype)
+            tensors.append((dtype, tuple(e[1]), size))
+            rel.append({"off": off, "dtype": e[0], "shape": list(e[1])})
+            off += align(size)
+        got = (key, tensors, off, rel)
+        if len(self.m_sigs) < 64:
+            self.m_sigs[key] = got
+        return got
 
-    def _dst(self, off, dtype, shape):
-        key = (off, dtype, tuple(shape))
-        v = self.m_dst.get(key)
-        if v is None:
-            v = self.m_arena.view(off, dtype, shape)
+    def _dst(self, sig, base):
+        """The call's layout and views of the arena from `base` (cached per signature and base: the bases are the
+        lane's few drawn places)."""
+        key = (sig[0], base)
+        got = self.m_dst.get(key)
+        if got is None:
+            layout = [dict(e, off=e["off"] + base) if "off" in e else dict(e) for e in sig[3]]
+            views = [self.m_arena.view(e["off"], dtype, shape)
+                     for e, (dtype, shape, _) in zip([e for e in layout if "off" in e], sig[1])]
+            got = (layout, views)
             if len(self.m_dst) < MAX_VIEWS:
-                self.m_dst[key] = v
-        return v
+                self.m_dst[key] = got
+        return got
 
-    def _src(self, e, dtype, shape, size):
-        if "arena" in e:  # a view of the arena (an input's, in a task whose output is one): copied out first
-            a = e["arena"]
-            if not isinstance(a, int) or isinstance(a, bool) or a < 0 or a + size > self.m_arena.size:
+    def _src(self, place, dtype, shape, size):
+        if place < 0:  # a view of the arena (an input's, in a task whose output is one): copied out first
+            a = -1 - place
+            if a + size > self.m_arena.size:
                 raise Failure("crash", "the candidate's process reported an output outside its arena")
             return self.m_arena.m_bytes[a:a + size].clone().view(dtype).view(shape)
-        p = self._ptr(e)
-        key = (p, dtype, tuple(shape))
+        key = (place, dtype, shape)
         v = self.m_src.get(key)
         if v is not None:
             return v
-        i = bisect.bisect_right(self.m_bases, p) - 1
+        i = bisect.bisect_right(self.m_bases, place) - 1
         if i < 0:
             raise Failure("crash", "an output lies outside the memory the candidate's process showed the judge")
         base = self.m_bases[i]
         seg_size, here = self.m_segs[base]
-        if p + size > base + seg_size:
+        if place + size > base + seg_size:
             raise Failure("crash", "an output lies outside the memory the candidate's process showed the judge")
         from . import devmem
 
-        v = devmem.device_bytes(here + (p - base), size, self, self.m_device.index or 0).view(dtype).view(shape)
+        v = devmem.device_bytes(here + (place - base), size, self, self.m_device.index or 0).view(dtype).view(shape)
         if len(self.m_src) < MAX_VIEWS:
             self.m_src[key] = v
         return v

@@ -65,7 +65,11 @@ CLEAN_ROUNDS = {True: 10, False: 6}  # rounds before the candidate is imported (
 WARM_ROUNDS = {True: 2, False: 1}
 BURST_BELOW_MS, BURST_MS, BURST_MAX = 1.0, 3.0, 256  # estimate_call_ms: calls shorter than this timed in bursts
 BARE_OUT = [{"shape": [1], "dtype": "float32"}]  # a bare frame's one output a call (a big task's lane offset)
-LANE_OFFSET_AGREE, LANE_OFFSET_BOUND = 0.75, 0.25  # lane_offset: counted when that share of pairs agree; bound
+# lane_offset: counted when that share of pairs agree; bounded by this share of the plumbing. The bound was a quarter
+# while both lanes delivered alike; the candidate's lane now has the judge's copy (handoff.py), whose cost differs from
+# a runner's delivery by design (on four H200s 4.7 ms against a 7.7 ms plumbing at 1,024 calls a frame, before its
+# report was made compact), so the offset is structural, measured before the import, and bounded by the plumbing.
+LANE_OFFSET_AGREE, LANE_OFFSET_BOUND = 0.75, 1.0
 QUIET_MS, QUIET_SHARE = 0.05, 0.02  # quiet(): a frame's run delay up to this much is no other process's doing
 QUIET_ROUNDS = 2  # timed rounds run up to this many times `repeat`, until every kind has enough quiet frames
 FLOOR_SHARE = 0.02  # a frame is never charged less than this share of itself (a plumbing above the frame)
