@@ -46,6 +46,8 @@ def _cases(tmp):
         "lstm": ["eval", task("lstm_small.py"), cand("lstm_explicit.py")] + inproc,
         "lstm_fc": ["eval", task("lstm_fc_small.py"), lstm_fc] + inproc,  # h0/c0 drawn in forward
         "big": ["eval", task("relu_big.py"), cand("relu_correct.py")] + FAST,
+        "view_own": ["eval", task("view_flatten.py"), cand("view_own.py")] + FAST,
+        "view_clone": ["eval", task("view_flatten.py"), cand("view_clone.py")] + FAST,
     }
 
 
@@ -146,13 +148,26 @@ def test_integrity_input_mutation(runs):
     assert checks(r)["integrity.output_aliasing"]["outcome"] == "no"
 
 
-def test_output_aliasing_an_input_is_wrong_once_the_input_changes(runs):
-    # Right values in the trials, but the output is the input, written in place: the judge overwrites one call's
-    # inputs of every timed batch after the calls answer and before the outputs are delivered (what stops
-    # outputs computed lazily in the delivery), and this output changes with them.
+def test_output_aliasing_an_input_written_in_place_is_caught(runs):
+    # Right values, but the output is the input, written in place (on a task whose own output is a new tensor): the
+    # judge reads every checked call's inputs back (input_mutation) and the runner sees the shared storage
+    # (output_aliasing), both errors. (The judge used to overwrite one input slot of every timed batch before the
+    # delivery, which made this output wrong; that overwrite comes after the delivery now, red team 6.)
     _, r = _status(runs, "alias_input")
-    assert r["status"] == "wrong_result", (r["status"], r["reason"])
-    assert r["trials"] == 3 and "view of an input" in r["reason"] and "timed calls" in r["reason"], r["reason"]
+    flagged = {v["detector"]: v["severity"] for v in r["runtime_checks"] if v["outcome"] == "yes"}
+    assert r["status"] == "ok" and r["trials"] == 3, (r["status"], r["reason"])
+    assert flagged.get("integrity.input_mutation") == "error" and flagged.get("integrity.output_aliasing") == "error", \
+        flagged
+
+
+@pytest.mark.parametrize("name", ["view_own", "view_clone"])
+def test_a_task_whose_output_is_a_view_of_its_input(runs, name):
+    # The reference's output is a view of its input, and so is the own copy's: both are copied out before the judge
+    # overwrites a slot (red team 6: overwritten before, the reference's own output was wrong, and every candidate).
+    _, r = _status(runs, name)
+    assert r["status"] == "ok", (name, r["status"], r["reason"])
+    assert not [v["detector"] for v in r["runtime_checks"] if v["outcome"] == "yes"
+                and v["severity"] in ("error", "critical")], checks(r)
 
 
 def test_torch_empty_games_fail(runs):

@@ -9,7 +9,9 @@ outputs lie (`Reporter`, in the runner), and the judge copies them into its aren
 the frame, in every frame of that lane alike (dry ones included, before any candidate code exists):
 
 - **GPU**: through legacy CUDA IPC handles of the runner's allocations, opened once by the judge and kept; their
-  extent comes from the driver, never from the runner. The runner keeps running: a GPU runs one context at a time,
+  extent comes from the driver, never from the runner. Opening one is inside the frame (it was left out at first,
+  and red team 6 pointed out that a candidate reporting a new allocation every frame could run queued kernels
+  while the judge opened it, uncounted). The runner keeps running: a GPU runs one context at a time,
   so nothing the candidate still does overlaps the judge's copy, and what it leaves running after the frame is
   lingering work (integrity.py).
 - **CPU**: the runner is stopped first (its threads could otherwise compute ahead of the judge's read), then read
@@ -195,7 +197,7 @@ class Fetcher:
         self.m_src = {}  # (ptr, dtype, shape) -> view of the runner's memory (GPU)
         self.m_dst = {}  # (signature, base) -> (layout, views of the arena)
         self.m_sigs = {}  # a reported signature's repr -> Fetcher._sig()
-        self.opened_ms = 0.0  # time spent opening handles in the last fetch (not the candidate's: the judge's own)
+        self.opened_ms = 0.0  # time spent opening handles in the last fetch (a diagnosis; inside the frame)
 
     def open_segments(self, segs):
         """Maps allocations the runner reports (GPU), timing it (Fetcher.opened_ms)."""
@@ -314,11 +316,13 @@ class Fetcher:
         return got
 
     def _src(self, place, dtype, shape, size):
-        if place < 0:  # a view of the arena (an input's, in a task whose output is one): copied out first
+        if place < 0:  # a view of the arena (an input's, in a task whose output is one)
             a = -1 - place
             if a + size > self.m_arena.size:
                 raise Failure("crash", "the candidate's process reported an output outside its arena")
-            return self.m_arena.m_bytes[a:a + size].clone().view(dtype).view(shape)
+            # Copied straight from there: the candidate's inputs and outputs never share a region of its arena (a
+            # place reported inside the output region overlaps the copy, which torch refuses: the candidate's crash).
+            return self.m_arena.view(a, dtype, shape)
         key = (place, dtype, shape)
         v = self.m_src.get(key)
         if v is not None:

@@ -128,6 +128,10 @@ class JudgeChecks:
         self.m_idle = []  # the judge's tiny kernel after each of the candidate's deliveries (ms)
         self.m_idleBase = []
         self.m_busy = None  # (outcome, summary, evidence): how far other processes delayed the counted frames (CPU)
+        self.m_refAliases = False  # the task's own output is a view of its input
+
+    def note_reference_aliases(self, yes):
+        self.m_refAliases = bool(yes)
 
     # ---- evidence, fed by the judge ---------------------------------------------------------------
     def note_protocol(self, what):
@@ -363,8 +367,13 @@ class JudgeChecks:
         else:
             out.append(verdict("integrity.input_mutation", "cannot_tell", "inputs too large to send back"))
         alias = [a for a in runner.get("alias", []) if isinstance(a, str)]
-        simple("integrity.output_aliasing", alias, "the candidate's process saw no output sharing storage with an input "
-                                                  "(its own observation)")
+        if alias and self.m_refAliases:
+            out.append(verdict("integrity.output_aliasing", "no", "an output shares storage with an input, as the "
+                               "task's own output does (a view of its input); the values are checked as any others",
+                               alias[:5]))
+        else:
+            simple("integrity.output_aliasing", alias, "the candidate's process saw no output sharing storage with an "
+                                                      "input (its own observation)")
         if out[-1]["outcome"] == "yes":
             out[-1]["severity"] = "error"
 

@@ -9,9 +9,9 @@ the candidate (the candidate's lane). A frame is:
   GPU: L2 flushed, the device waited for                     (outside the frame)
   t0 = the judge's wall clock
      the runner thawed; it makes n calls back to back, each on its own fresh input set, waits for the
-     device, and answers; the judge overwrites the inputs of one slot, drawn now; every call's outputs are
-     copied into the arena, to places drawn now: on the reference's lane by its runner, on the candidate's
-     by the judge, from where the runner said they lie (handoff.py; on a CPU the runner stopped first)
+     device, and answers; every call's outputs are copied into the arena, to places drawn now: on the
+     reference's lane by its runner, on the candidate's by the judge, from where the runner said they lie
+     (handoff.py; on a CPU the runner stopped first); the judge overwrites the inputs of one slot, drawn now
   t1 = the judge's wall clock                                (the frame: t1 - t0)
   the runner stopped again                                   (outside the frame)
 
@@ -32,7 +32,7 @@ from .runnerclient import RunnerGone, judge_waited_ms
 
 
 PLACES = 64  # where a call's outputs may go: at least this many places (slot and shift), drawn after the calls
-CLOBBER = 0.5  # what a clobbered input slot holds during the delivery (Lane.frame)
+CLOBBER = 0.5  # what a clobbered input slot holds after the delivery (Lane.frame)
 _sysrand = random.SystemRandom()
 
 
@@ -54,17 +54,20 @@ def _shifted(layout, delta):
     return [dict(e, off=e["off"] + delta) if "off" in e else e for e in layout]
 
 
-def _phases(t0, bt, t_back, t_clob, dt, t1):
+def _phases(t0, bt, t_back, dt, t_clob, t1):
     """A frame's time by phase (ms): to the runner's receipt of the batch (the thaw, the wake-up), the runner's
-    batch, back to the judge, the judge's overwrite of a slot, to the runner's receipt of the delivery, the
-    delivery, back to the judge. From the runner's stamps (its monotonic clock, the judge's): a diagnosis only
-    (the candidate's runner could write anything there); None where they are missing."""
+    batch, back to the judge, to the start of the delivery, the delivery (the runner's, or the judge's copy), back
+    to the judge, the judge's overwrite of a slot. From the runner's stamps (its monotonic clock, the judge's): a
+    diagnosis only (the candidate's runner could write anything there, 10**400 included: red team 6's
+    wrong_relu_blame_harness.py made this an internal_error); None where they are missing or not finite times."""
     try:
         (b0, b1), (d0, d1) = bt, dt
-        marks = [t0, float(b0), float(b1), t_back, t_clob, float(d0), float(d1), t1]
-    except (TypeError, ValueError):
+        marks = [t0, float(b0), float(b1), t_back, float(d0), float(d1), t_clob, t1]
+        if not all(math.isfinite(m) for m in marks):
+            return None
+        return [round((b - a) * 1000.0, 4) for a, b in zip(marks, marks[1:])]
+    except Exception:
         return None
-    return [round((b - a) * 1000.0, 4) for a, b in zip(marks, marks[1:])]
 
 
 def own_wait(waited, others_ms):
@@ -95,7 +98,7 @@ class Frame:
         self.phases = None  # where the frame's time went (Lane.frame; KWB_FRAMES_DUMP only)
         self.ms, self.claim, self.layouts, self.peak, self.cpu_stopped = ms, claim, layouts, peak, cpu_stopped
         self.bases, self.ends = bases, ends  # where each call's outputs were to go, and where its slot ends
-        self.clobbered = clobbered  # the input slot overwritten between the calls and the delivery (None: none)
+        self.clobbered = clobbered  # the input slot overwritten after the delivery (None: none)
 
 
 class Lane:
@@ -168,7 +171,8 @@ class Lane:
             if getattr(e, "protocol", False):
                 j.checks.note_protocol(e.why)
             raise Failure("crash", e.why + " while %s" % (j.ctx.phase or "starting"))
-        if not isinstance(reply, dict) or not (reply.get("ok") is True or isinstance(reply.get("fail"), dict)):
+        if not isinstance(reply, dict) or (reply.get("ok") is True) == isinstance(reply.get("fail"), dict) \
+                or ("fail" in reply and not isinstance(reply.get("fail"), dict)):
             if self.trusted and j.ref_reachable:
                 raise self._reached("answered %r with something that is not a reply" % msg.get("cmd"))
             if self.trusted:
@@ -177,7 +181,7 @@ class Lane:
             j.checks.note_protocol("reply to %r is not a runner reply: %s" % (msg.get("cmd"), str(reply)[:200]))
             raise Failure("crash", "the candidate's process answered %r with something that is not a reply"
                           % msg.get("cmd"))
-        if "fail" in reply:
+        if isinstance(reply.get("fail"), dict):  # (exactly one of "ok" and a failure: checked above)
             st, why = reply["fail"].get("status"), reply["fail"].get("reason")
             if self.trusted and j.ref_reachable:  # e.g. a SIGINT inside a frame (interrupt_the_reference.py)
                 raise self._reached("failed (%s)" % str(why)[:200])
@@ -311,10 +315,6 @@ class Lane:
             raise Failure("crash", "the candidate's process reported its outputs malformed")
         return {"layouts": layouts, "t": [t, _time.perf_counter()]}
 
-    def opened_ms(self):
-        """Time of the last fetch spent opening the runner's allocations: the judge's own, left out of the frame."""
-        return self.m_fetcher.opened_ms if self.m_fetcher is not None and not self.trusted else 0.0
-
     # ---- the frame -------------------------------------------------------------------------------------------
     def frame(self, n, what, phase, seed, mode="model", out_set=0, reseed=False, check_side=False, peak=False,
               dry_out=None, cpu=False, slots=None, clobber=False):
@@ -322,14 +322,14 @@ class Lane:
         calls, then the delivery of their outputs to places drawn now that the calls are done (a slot of output
         set `out_set` and a shift in it: no output can have been computed where it will be read, so its copy,
         which the plumbing holds too, cannot be skipped). `cpu`: read the lane's CPU time at both ends (outside
-        the frame, the runner stopped). `clobber`: between the batch's answer and the delivery, the judge
-        overwrites the floating-point inputs of one of the batch's slots, drawn now: an output is due when the
-        batch answers, and one computed later, in the delivery, from inputs read then (straight into the drawn
-        place, saving the copy the plumbing is charged: deliver_in_place.py) comes out wrong in the checked
-        rounds. Every frame of a round does the same (a slot's worth of writes, in the frame, plumbing alike);
-        that slot's inputs are no longer the set's (Frame.clobbered: the caller writes them again). On the
-        candidate's lane the delivery is the judge's own copy (handoff.py), which nothing of the candidate's can
-        fuse work into; the clobber stays there as a second line."""
+        the frame, the runner stopped). `clobber`: once the outputs are delivered, still inside the frame, the
+        judge overwrites the floating-point inputs of one of the batch's slots, drawn now. It was put between the
+        batch's answer and the delivery, so that an output computed in a runner's delivery from inputs read then
+        (deliver_in_place.py) came out wrong; the candidate's lane has no delivery of its own now (handoff.py), and
+        there it made every honest output that is a view of its input wrong, the reference's included (red team
+        6's view task: every candidate wrong_result). It stays, after the delivery, so that every frame of a round
+        holds the same work as before (a slot's worth of writes, plumbing alike); that slot's inputs are no longer
+        the set's (Frame.clobbered: the caller writes them again)."""
         slots = list(range(n)) if slots is None else list(slots)
         self.pause()
         if self.trusted and self.m_judge.ref_reachable:
@@ -368,17 +368,17 @@ class Lane:
             t0 = time.perf_counter()
             reply = self.ask(msg)
             t_back = time.perf_counter()
+            if self.trusted:
+                delivered = self.ask({"cmd": "deliver", "bases": bases})
+            else:
+                delivered = self.fetch(reply, bases, ends)
+            t_clob = time.perf_counter()
             if views:
                 for v in views:
                     v.fill_(CLOBBER)
             if self.cuda and views:
                 timing._synchronize()
-            t_clob = time.perf_counter()
-            if self.trusted:
-                delivered = self.ask({"cmd": "deliver", "bases": bases})
-            else:
-                delivered = self.fetch(reply, bases, ends)
-            t1 = time.perf_counter() - self.opened_ms() / 1000.0
+            t1 = time.perf_counter()
             judge_w1 = judge_waited_ms()
             main1, lane_w1 = self.runner.main_schedstat_ms()
         finally:
@@ -421,5 +421,5 @@ class Lane:
         except (OverflowError, ValueError):
             p = -1
         frame = Frame((t1 - t0) * 1000.0, float(claim), layouts, p, cpu_stopped, bases, ends, victim, waited)
-        frame.phases = _phases(t0, reply.get("t"), t_back, t_clob, delivered.get("t"), t1)
+        frame.phases = _phases(t0, reply.get("t"), t_back, delivered.get("t"), t_clob, t1)
         return frame

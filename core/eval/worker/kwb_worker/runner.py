@@ -382,7 +382,10 @@ class Runner:
             self.m_dryOut = {}
         kept = self.m_dryOut.get(specs)
         if kept is None or len(kept) < n:
-            kept = [[torch.empty(shape, dtype=dt, device=self.m_device) for shape, dt in specs] for _ in range(n)]
+            # Written once (zeros, not empty): on a CPU an unwritten buffer is the kernel's shared zero page, which
+            # a copy reads for nothing, and a real output never is (red team 6: the judge's process_vm_readv of a big
+            # honest output cost ~2x the dry frame's).
+            kept = [[torch.zeros(shape, dtype=dt, device=self.m_device) for shape, dt in specs] for _ in range(n)]
             self.m_dryOut[specs] = kept
         outs = kept
         it = iter(range(len(outs)))
