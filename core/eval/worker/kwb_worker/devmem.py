@@ -192,13 +192,6 @@ def allocation_of(ptr):
     return int(base.value), int(size.value), int(bid.value)
 
 
-def buffer_id(ptr):
-    bid = ctypes.c_ulonglong()
-    _check("cuPointerGetAttribute", _cuda().cuPointerGetAttribute(ctypes.byref(bid), CU_POINTER_ATTRIBUTE_BUFFER_ID,
-                                                                  ctypes.c_ulonglong(int(ptr))))
-    return int(bid.value)
-
-
 def ipc_handle(base):
     """The IPC handle (bytes) of the allocation starting at `base` in this process."""
     h = _IpcHandle()

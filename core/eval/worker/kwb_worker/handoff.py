@@ -28,20 +28,12 @@ import os
 
 import torch
 
-from .arena import ALIGN, LayoutError, dtype_of, _elsize
+from .arena import LayoutError, _align as align, _elsize, dtype_of
 from .failures import Failure
 
 MAX_SEGMENTS = 4096  # allocations of the runner's the judge keeps open (a runner reporting more is a crash)
 MAX_VIEWS = 1 << 14  # cached views (source and destination), per lane
 IOV_MAX = 1024
-
-
-def _dt(t):
-    return str(t.dtype).replace("torch.", "")
-
-
-def align(n):
-    return (n + ALIGN - 1) // ALIGN * ALIGN
 
 
 class Reporter:
@@ -100,18 +92,18 @@ class Reporter:
         if a0 <= p and p + n <= a0 + asize:
             return -1 - (p - a0)
         if self.m_cuda:
-            base = self._segment(p, n, t, keep, segs)
+            base = self._segment(p, n, segs)
             if base is None:  # no IPC handle for that memory: a plain allocation of torch's
                 t = t.clone()
                 keep.append(t)
                 p = t.data_ptr()
-                base = self._segment(p, n, t, keep, segs)
+                base = self._segment(p, n, segs)
                 if base is None:
                     raise Failure("crash", "an output lies in device memory that cannot be shared with the judge")
             touched[base] = True
         return p
 
-    def _segment(self, p, n, t, keep, segs):
+    def _segment(self, p, n, segs):
         """The base of the allocation holding [p, p + n), its handle queued in `segs` when new (None: no handle)."""
         i = bisect.bisect_right(self.m_bases, p) - 1
         if i >= 0:
@@ -197,15 +189,11 @@ class Fetcher:
         self.m_src = {}  # (ptr, dtype, shape) -> view of the runner's memory (GPU)
         self.m_dst = {}  # (signature, base) -> (layout, views of the arena)
         self.m_sigs = {}  # a reported signature's repr -> Fetcher._sig()
-        self.opened_ms = 0.0  # time spent opening handles in the last fetch (a diagnosis; inside the frame)
 
     def open_segments(self, segs):
-        """Maps allocations the runner reports (GPU), timing it (Fetcher.opened_ms)."""
-        import time
-
+        """Maps allocations the runner reports (GPU)."""
         from . import devmem
 
-        t0 = time.perf_counter()
         if not isinstance(segs, list):
             raise Failure("crash", "the candidate's process reported its output memory malformed")
         for s in segs:
@@ -225,7 +213,6 @@ class Fetcher:
             self.m_segs[base] = (size, ptr)
             self.m_bases = sorted(self.m_segs)
             self.m_src = {}
-        self.opened_ms = (time.perf_counter() - t0) * 1000.0
 
     def fetch(self, outs, bases, ends):
         """Copies every call's outputs to its base (each within [base, end)); returns one layout per call."""

@@ -880,7 +880,7 @@ class _Judge:
         return got
 
     def clobber(self):
-        """Whether the candidate's lane's frames overwrite a call's inputs before the delivery (Lane.frame): a whole
+        """Whether the candidate's lane's frames overwrite a call's inputs after the delivery (Lane.frame): a whole
         slot, except on a big task (one slot, too big to write again every frame). A big task had drawn positions
         overwritten instead (red team 4's deliver_in_place); since the judge copies the candidate's outputs itself
         (handoff.py) no candidate code runs in a delivery, and that overwrite, which cost big candidates 0.57 ms a

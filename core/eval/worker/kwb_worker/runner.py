@@ -11,9 +11,9 @@ An evaluation has two, started from this same code and driven through the same s
 On each `batch` the runner makes K forward calls back to back, each on its own input set where the
 judge wrote it in the runner's arena (device memory on a GPU), and waits for the device. The reference's
 runner then copies every call's outputs into the arena (`deliver`); the candidate's only says where they lie,
-and the judge copies them itself (handoff.py): no code of the candidate's runs in a delivery. The judge's wall clock around that whole command is the figure of
-record, for the baselines and the candidate alike; what the runner says of its own clock is only a
-cross-check.
+and the judge copies them itself (handoff.py): no code of the candidate's runs in a delivery. The judge's wall
+clock around that whole command is the figure of record, for the baselines and the candidate alike; what the
+runner says of its own clock is only a cross-check.
 
 It can produce no verdict: it has no protocol channel to the host (its stdout and stderr are the log),
 and everything it sends the judge (layouts, its clock, observations) is checked there or can only raise
@@ -316,7 +316,6 @@ class Runner:
                 self.m_obs["side_stream"].append(
                     "%s: output changed after a device-wide synchronize; it was not complete when the current "
                     "stream was" % msg.get("what", "call"))
-        self.m_pending = (flats, slots, msg.get("what", "call"))
         self._note_tf32()
         reply = {"ok": True, "ms": ms, "peak": peak}
         if msg.get("report"):
@@ -325,8 +324,9 @@ class Runner:
             keep = []
             self._observe_alias(flats[0] if flats else [], slots[0], msg.get("what", "call"))
             reply["outs"], reply["segs"] = self._reporter().report(flats, keep)
-            self.m_pending = None
             self.m_kept = (flats, keep)
+        else:
+            self.m_pending = (flats, slots, msg.get("what", "call"))
         return reply
 
     def _reporter(self):
