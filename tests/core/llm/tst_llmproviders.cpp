@@ -228,7 +228,9 @@ private Q_SLOTS:
         QCOMPARE(r.finishedCount, 1);
         QVERIFY(!r.deltas.isEmpty()); // data came, then nothing
         QVERIFY2(r.x.error.contains(QStringLiteral("timeout")), qPrintable(r.x.error));
-        QVERIFY(t.elapsed() < 5000);
+        // The server stays silent for 30 s, then closes: ending well before that, with "timeout", is the 1 s idle
+        // timeout's doing. 20 s, not a tight bound: a loaded machine must not turn this red (the test-command issue).
+        QVERIFY2(t.elapsed() < 20000, qPrintable(QString::number(t.elapsed())));
     }
 
     void stallBeforeHeadersRetriesThenFails()
