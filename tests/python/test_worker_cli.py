@@ -125,6 +125,11 @@ def test_a_big_task_compares_the_lanes_by_their_bare_frames(runs):
 def test_failing_trial_and_errors_reported(runs):
     _, r = _status(runs, "wrong")
     assert r["failing_trial"] == 0 and r["trials"] == 1 and r["max_abs_err"] > 1e-3 and r["mean_abs_err"] > 0
+    # Stopped before the candidate's process reported: what only it observes is unknown, not clean (red team 7's
+    # bf16 ReLU patched time.perf_counter at import and was told "timers and synchronize untouched").
+    v = checks(r)
+    for det in ("integrity.timer_patch", "integrity.threads", "integrity.output_aliasing"):
+        assert v[det]["outcome"] == "cannot_tell" and "not observed" in v[det]["summary"], v[det]
 
 
 def test_crash_result_carries_the_log_tail(runs):

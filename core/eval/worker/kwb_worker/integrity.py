@@ -74,6 +74,9 @@ def storage_ptr(t):
         return t.storage().data_ptr()
 
 
+UNREPORTED = "not observed: the evaluation stopped before the candidate's process reported what it saw"
+
+
 def timers_snapshot():
     """The clocks (and the pointer probe) a candidate would patch, including the runner's own saved
     copies. The runner's observation: it can be faked too, which is why the judge's frame decides."""
@@ -367,7 +370,13 @@ class JudgeChecks:
         else:
             out.append(verdict("integrity.input_mutation", "cannot_tell", "inputs too large to send back"))
         alias = [a for a in runner.get("alias", []) if isinstance(a, str)]
-        if alias and self.m_refAliases:
+        if self.m_runner is None:
+            # The evaluation stopped (a wrong result, a crash) before the candidate's process reported what it saw:
+            # its observations are unknown, not clean (red team 7's bf16 ReLU patched time.perf_counter at import
+            # and was told "timers untouched").
+            for det in ("integrity.output_aliasing", "integrity.timer_patch", "integrity.threads"):
+                out.append(verdict(det, "cannot_tell", UNREPORTED))
+        elif alias and self.m_refAliases:
             out.append(verdict("integrity.output_aliasing", "no", "an output shares storage with an input, as the "
                                "task's own output does (a view of its input); the values are checked as any others",
                                alias[:5]))
@@ -378,14 +387,18 @@ class JudgeChecks:
             out[-1]["severity"] = "error"
 
         patched = [p for p in runner.get("timers_patched", []) if isinstance(p, str)]
-        if patched:
+        if self.m_runner is None:
+            pass
+        elif patched:
             out.append(verdict("integrity.timer_patch", "yes", "the candidate replaced " + ", ".join(patched),
                                ["%s was replaced after the candidate was imported" % p for p in patched]))
         else:
             out.append(verdict("integrity.timer_patch", "no", "timers and synchronize untouched (the candidate's "
                                                               "clock is also checked against the judge's)"))
         threads = [t for t in runner.get("threads", []) if isinstance(t, str)]
-        if threads:
+        if self.m_runner is None:
+            pass
+        elif threads:
             out.append(verdict("integrity.threads", "yes", "%d thread(s) started by the candidate still alive"
                                % len(threads), threads))
         else:
@@ -393,6 +406,8 @@ class JudgeChecks:
         side = [s for s in runner.get("side_stream", []) if isinstance(s, str)]
         if not self.m_onGpu:
             out.append(verdict("integrity.side_stream", "cannot_tell", "CPU run: no CUDA streams to check"))
+        elif self.m_runner is None:
+            out.append(verdict("integrity.side_stream", "cannot_tell", UNREPORTED))
         elif side:
             out.append(verdict("integrity.side_stream", "yes", side[0], side[:5]))
         else:
