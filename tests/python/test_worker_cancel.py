@@ -22,21 +22,6 @@ HANG = cand("relu_hang.py")  # its second call spins forever: the evaluation is 
 LIVENESS_S = 30.0  # far beyond the ~0.1 s it takes; reached only when something is left running
 
 
-def _ours(marker):
-    """Pids of processes whose command line holds `marker` (the worker script or the runner)."""
-    found = []
-    for name in os.listdir("/proc"):
-        if name.isdigit() and int(name) != os.getpid():
-            try:
-                with open("/proc/%s/cmdline" % name, "rb") as f:
-                    cmd = f.read().replace(b"\0", b" ").decode(errors="replace")
-            except OSError:
-                continue
-            if marker in cmd:
-                found.append(int(name))
-    return found
-
-
 def _gone_within(pids, seconds):
     deadline = time.time() + seconds
     while time.time() < deadline:

@@ -74,6 +74,11 @@ def storage_ptr(t):
         return t.storage().data_ptr()
 
 
+def _simple(det, hits, clean):
+    """`det` yes with the first of `hits` (and up to five as evidence), or no with `clean`."""
+    return verdict(det, "yes", hits[0], hits[:5]) if hits else verdict(det, "no", clean)
+
+
 UNREPORTED = "not observed: the evaluation stopped before the candidate's process reported what it saw"
 
 
@@ -356,53 +361,22 @@ class JudgeChecks:
         n = self.m_trialsChecked
         runner = self.m_runner or {}
 
-        def simple(det, hits, clean):
-            if hits:
-                out.append(verdict(det, "yes", hits[0], hits[:5]))
-            else:
-                out.append(verdict(det, "no", clean))
-
-        simple("integrity.cached_output", self.m_cached, "fresh inputs gave fresh outputs in %d trials" % n)
+        out.append(_simple("integrity.cached_output", self.m_cached,
+                           "fresh inputs gave fresh outputs in %d trials" % n))
         if self.m_mutationChecked:
-            simple("integrity.input_mutation", self.m_mutated,
-                   "the inputs in the candidate's arena were unchanged after %d calls (read by the judge)"
-                   % self.m_mutationChecked)
+            out.append(_simple("integrity.input_mutation", self.m_mutated,
+                               "the inputs in the candidate's arena were unchanged after %d calls (read by the judge)"
+                               % self.m_mutationChecked))
         else:
             out.append(verdict("integrity.input_mutation", "cannot_tell", "inputs too large to send back"))
-        alias = [a for a in runner.get("alias", []) if isinstance(a, str)]
         if self.m_runner is None:
             # The evaluation stopped (a wrong result, a crash) before the candidate's process reported what it saw:
             # its observations are unknown, not clean (red team 7's bf16 ReLU patched time.perf_counter at import
             # and was told "timers untouched").
-            for det in ("integrity.output_aliasing", "integrity.timer_patch", "integrity.threads"):
-                out.append(verdict(det, "cannot_tell", UNREPORTED))
-        elif alias and self.m_refAliases:
-            out.append(verdict("integrity.output_aliasing", "no", "an output shares storage with an input, as the "
-                               "task's own output does (a view of its input); the values are checked as any others",
-                               alias[:5]))
+            out.extend(verdict(det, "cannot_tell", UNREPORTED)
+                       for det in ("integrity.output_aliasing", "integrity.timer_patch", "integrity.threads"))
         else:
-            simple("integrity.output_aliasing", alias, "the candidate's process saw no output sharing storage with an "
-                                                      "input (its own observation)")
-        if out[-1]["outcome"] == "yes":
-            out[-1]["severity"] = "error"
-
-        patched = [p for p in runner.get("timers_patched", []) if isinstance(p, str)]
-        if self.m_runner is None:
-            pass
-        elif patched:
-            out.append(verdict("integrity.timer_patch", "yes", "the candidate replaced " + ", ".join(patched),
-                               ["%s was replaced after the candidate was imported" % p for p in patched]))
-        else:
-            out.append(verdict("integrity.timer_patch", "no", "timers and synchronize untouched (the candidate's "
-                                                              "clock is also checked against the judge's)"))
-        threads = [t for t in runner.get("threads", []) if isinstance(t, str)]
-        if self.m_runner is None:
-            pass
-        elif threads:
-            out.append(verdict("integrity.threads", "yes", "%d thread(s) started by the candidate still alive"
-                               % len(threads), threads))
-        else:
-            out.append(verdict("integrity.threads", "no", "no extra threads alive after the candidate ran"))
+            out.extend(self._reported_verdicts(runner))
         side = [s for s in runner.get("side_stream", []) if isinstance(s, str)]
         if not self.m_onGpu:
             out.append(verdict("integrity.side_stream", "cannot_tell", "CPU run: no CUDA streams to check"))
@@ -459,6 +433,34 @@ class JudgeChecks:
                                        "outputs or the inputs, unseen by any clock" % (len(late), len(self.m_idle),
                                                                                     statistics.median(late)), ev)
         return verdict(det, "no", "no GPU work of the candidate's outlived its calls", ev)
+
+    def _reported_verdicts(self, runner):
+        """Output aliasing, timer patches and threads, from the candidate's process's report."""
+        out = []
+        alias = [a for a in runner.get("alias", []) if isinstance(a, str)]
+        if alias and self.m_refAliases:
+            out.append(verdict("integrity.output_aliasing", "no", "an output shares storage with an input, as the "
+                               "task's own output does (a view of its input); the values are checked as any others",
+                               alias[:5]))
+        else:
+            out.append(_simple("integrity.output_aliasing", alias, "the candidate's process saw no output sharing "
+                                                                  "storage with an input (its own observation)"))
+            if out[-1]["outcome"] == "yes":
+                out[-1]["severity"] = "error"
+        patched = [p for p in runner.get("timers_patched", []) if isinstance(p, str)]
+        if patched:
+            out.append(verdict("integrity.timer_patch", "yes", "the candidate replaced " + ", ".join(patched),
+                               ["%s was replaced after the candidate was imported" % p for p in patched]))
+        else:
+            out.append(verdict("integrity.timer_patch", "no", "timers and synchronize untouched (the candidate's "
+                                                              "clock is also checked against the judge's)"))
+        threads = [t for t in runner.get("threads", []) if isinstance(t, str)]
+        if threads:
+            out.append(verdict("integrity.threads", "yes", "%d thread(s) started by the candidate still alive"
+                               % len(threads), threads))
+        else:
+            out.append(verdict("integrity.threads", "no", "no extra threads alive after the candidate ran"))
+        return out
 
     def _precision_verdict(self, tf32_changed):
         det = "integrity.precision"

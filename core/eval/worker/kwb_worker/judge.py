@@ -46,7 +46,7 @@ from .failures import NO_GPU_REASON, Failure, one_line
 from .integrity import JudgeChecks, is_oom, storage_ptr
 from .lane import Lane
 from .loader import GPU_ONLY, gpu_needs, seed_all
-from .runnerclient import RunnerClient, RunnerGone, build_dir_for, place_file, runner_cpus
+from .runnerclient import RunnerClient, RunnerGone, build_dir_for, place_file, release_build_dirs, runner_cpus
 
 BIG = 256 << 20  # inputs + outputs above this: one set alive at a time, one call a frame, no fp64 copy
 BIG_SCALE_REL = 1e-3  # a big task's outputs: max abs error at most this share of their largest magnitude (compare)
@@ -247,6 +247,7 @@ def run_eval(req, phase, baseline_only=False):
         abort()
         del _current[:]
         _runners.clear()
+        release_build_dirs()  # once its runners are gone
     if checks is not None and req.get("integrity", True) and not baseline_only:
         try:
             res["runtime_checks"] = checks.verdicts()

@@ -854,13 +854,22 @@ def _hand_over(path, uid):
         d = os.path.dirname(d)
 
 
+_claimed = []  # lock files of the build folders this process's evaluation holds (release_build_dirs)
+
+
 def build_dir_for(source_bytes, uid):
     """Where the candidate's CUDA extensions are built (TORCH_EXTENSIONS_DIR), or None for its own fresh
     folder. A build is kept per candidate source: the next evaluation of the same file (a pipeline's
     re-evaluation, a re-run) loads it instead of spending a minute in nvcc. Only where the candidate has a
     user id of its own: the folder is that user's alone (0700) while it runs, so no other source's process
     can plant a library in it; as the judge's own user there is no such guarantee, and each evaluation
-    builds afresh (KWB_SHARED_EXTENSIONS_DIR, for benchmarks of trusted kernels, shares one folder)."""
+    builds afresh (KWB_SHARED_EXTENSIONS_DIR, for benchmarks of trusted kernels, shares one folder).
+
+    One evaluation at a time has a folder: it holds the folder's lock (a file of the judge's beside it) until
+    release_build_dirs(). Another evaluation of the same source meanwhile (two GPU lanes of a suite, two
+    judges on one host) builds in a fresh folder of its own: handed over to its user, the folder was taken from
+    the first one's while it built or loaded there (two H200s, the same GRU kernel on both at once: both runs
+    runtime_error, "Permission denied" on the other's lock and .so)."""
     if uid is None or os.environ.get("KWB_NO_BUILD_CACHE") == "1" or os.environ.get("KWB_SHARED_EXTENSIONS_DIR"):
         return None
     import hashlib
@@ -879,6 +888,8 @@ def build_dir_for(source_bytes, uid):
         if st.st_uid != os.geteuid() or not os.path.isdir(root) or os.path.islink(root):
             return None  # not ours: someone else made it
         os.chmod(root, 0o711)  # traversable, not listable
+        if not _claim(os.path.join(root, key.hexdigest() + ".lock")):
+            return None  # another evaluation of this source is using it now
         path = os.path.join(root, key.hexdigest())
         os.makedirs(path, mode=0o700, exist_ok=True)
         for base, dirs, files in os.walk(path):
@@ -889,6 +900,26 @@ def build_dir_for(source_bytes, uid):
         return path
     except OSError:
         return None
+
+
+def _claim(lock_path):
+    """Takes the lock at `lock_path` without waiting, for this process's evaluation: False when another holds it."""
+    import fcntl
+
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return False
+    _claimed.append(fd)
+    return True
+
+
+def release_build_dirs():
+    """Gives up the build folders this process's evaluation held (its runners are gone: nothing uses them now)."""
+    while _claimed:
+        os.close(_claimed.pop())
 
 
 def place_file(src, home, uid, name=None):
