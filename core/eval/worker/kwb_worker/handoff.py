@@ -34,20 +34,34 @@ from .failures import Failure
 MAX_SEGMENTS = 4096  # allocations of the runner's the judge keeps open (a runner reporting more is a crash)
 MAX_VIEWS = 1 << 14  # cached views (source and destination), per lane
 IOV_MAX = 1024
+STEADY_AFTER = 32  # Reporter._verify: allocations to check in a batch beyond which torch's own are listed (once a change)
 
 
 class Reporter:
     """The runner's side: where each output of a batch lies. Outputs that the judge could not read where they are
     (a strided view, another device, memory without an IPC handle) are copied first into plain tensors of the
-    runner's own: an honest cost of the candidate's, inside its frame."""
+    runner's own: an honest cost of the candidate's, inside its frame.
+
+    Its work is plumbing in every frame of the candidate's lane, per call: measured on an H200 at 800 one-output
+    calls a batch it was 5.2 ms for fresh outputs against 2.7 ms for a dry batch's kept ones, of which 1.9 ms was
+    asking the driver, every batch, whether each of the ~400 allocations the outputs lay in was still the one the
+    judge had opened. A dry frame's plumbing is subtracted from the candidate's (judge.lane_offset), so the
+    difference was charged to the candidate: own copies of tiny tasks came out 3-7% slow. Now an allocation of
+    torch's caching allocator is asked about again only after that allocator made or freed an allocation
+    (its own counters say so), and the loop per output is kept short."""
 
     def __init__(self, device, arena):
         self.m_cuda = device.type == "cuda"
         self.m_device = device
+        self.m_index = (device.index if device.index is not None else torch.cuda.current_device()) \
+            if self.m_cuda else -1
         t = arena.m_bytes
         self.m_arena = (t.data_ptr(), arena.size)
         self.m_segs = {}  # base -> (size, buffer id): allocations whose handle the judge has been sent
         self.m_bases = []  # sorted bases of m_segs
+        self.m_counts = None  # torch's allocator's segment counters (made, freed) when m_owned was read
+        self.m_owned = None  # the bases of torch's allocator's segments then (None: not read yet)
+        self.m_steady = set()  # those of them checked since
 
     def report(self, flats, keep):
         """Where a batch's outputs lie, compactly (a batch may hold thousands of calls, and this is plumbing):
@@ -56,32 +70,44 @@ class Reporter:
         -1 - its offset in the arena (an output inside the arena: a view of an input); and the allocations the judge
         has not been told of yet, each {"base", "size", "handle"} (GPU). `keep` gets every tensor made here that must
         stay alive until the judge has copied."""
-        sigs, index, calls, segs, touched = [], {}, [], [], {}
+        sigs, index, calls, segs, touched = [], {}, [], [], set()
         last_key, last_idx = None, None
+        tensor, locate = torch.Tensor, self._locate
         for flat in flats:
-            key = tuple((v.dtype, tuple(v.shape)) if isinstance(v, torch.Tensor) else ("=", v) for v in flat)
+            if len(flat) == 1 and isinstance(flat[0], tensor):  # the common case, kept short
+                v = flat[0]
+                key = ((v.dtype, v.shape),)
+                if key != last_key:
+                    last_key, last_idx = key, self._sig_index(key, flat, index, sigs)
+                calls.append([last_idx, locate(v, keep, segs, touched)])
+                continue
+            key = tuple((v.dtype, v.shape) if isinstance(v, tensor) else ("=", v) for v in flat)
             if key != last_key:
-                for i, v in enumerate(flat):
-                    if not isinstance(v, torch.Tensor) and not (v is None or isinstance(v, (bool, int, float, str))):
-                        raise Failure("shape_mismatch", "output %d is a %s, not a tensor" % (i, type(v).__name__))
-                idx = index.get(key)
-                if idx is None:
-                    idx = index[key] = len(sigs)
-                    sigs.append([[str(k[0]).replace("torch.", ""), list(k[1])] if k[0] != "=" else list(k)
-                                 for k in key])
-                last_key, last_idx = key, idx
+                last_key, last_idx = key, self._sig_index(key, flat, index, sigs)
             call = [last_idx]
             for v in flat:
-                if isinstance(v, torch.Tensor):
-                    call.append(self._locate(v, keep, segs, touched))
+                if isinstance(v, tensor):
+                    call.append(locate(v, keep, segs, touched))
             calls.append(call)
         if self.m_cuda:
             self._verify(touched, segs)
         return {"sigs": sigs, "calls": calls}, segs
 
+    @staticmethod
+    def _sig_index(key, flat, index, sigs):
+        for i, v in enumerate(flat):
+            if not isinstance(v, torch.Tensor) and not (v is None or isinstance(v, (bool, int, float, str))):
+                raise Failure("shape_mismatch", "output %d is a %s, not a tensor" % (i, type(v).__name__))
+        idx = index.get(key)
+        if idx is None:
+            idx = index[key] = len(sigs)
+            sigs.append([[str(k[0]).replace("torch.", ""), list(k[1])] if k[0] != "=" else list(k) for k in key])
+        return idx
+
     def _locate(self, v, keep, segs, touched):
         t = v
-        if t.device != self.m_device or not t.is_contiguous():
+        if not ((t.is_cuda and t.get_device() == self.m_index) if self.m_cuda else t.is_cpu) or \
+                not t.is_contiguous():
             t = t.detach().to(self.m_device).contiguous()
             keep.append(t)
         n = t.numel() * t.element_size()
@@ -100,7 +126,7 @@ class Reporter:
                 base = self._segment(p, n, segs)
                 if base is None:
                     raise Failure("crash", "an output lies in device memory that cannot be shared with the judge")
-            touched[base] = True
+            touched.add(base)
         return p
 
     def _segment(self, p, n, segs):
@@ -127,33 +153,68 @@ class Reporter:
     def _remember(self, base, size, bid):
         for b in [b for b in self.m_bases if b < base + size and base < b + self.m_segs[b][0]]:
             del self.m_segs[b]  # an allocation freed, and another made over its addresses
+            self.m_steady.discard(b)
         self.m_segs[base] = (size, bid)
         self.m_bases = sorted(self.m_segs)
 
+    def _steady(self):
+        """The bases of torch's caching allocator's segments checked since it last made or freed one (emptied when
+        its counters say it did; where they cannot be read, nothing is steady and every allocation is checked every
+        batch)."""
+        try:
+            seg = torch.cuda.memory_stats_as_nested_dict(self.m_index)["segment"]["all"]
+            counts = (int(seg["allocated"]), int(seg["freed"]))
+        except Exception:
+            counts = None
+        if counts is None or counts != self.m_counts:
+            self.m_counts, self.m_owned, self.m_steady = counts, None, set()
+        return self.m_steady
+
+    def _owned(self):
+        """The bases of torch's allocator's segments as of its counters' last change (read once then)."""
+        if self.m_owned is None:
+            self.m_owned = set()
+            if self.m_counts is not None:
+                try:
+                    self.m_owned = {int(s["address"]) for s in torch.cuda.memory_snapshot()
+                                    if s.get("device", self.m_index) == self.m_index}
+                except Exception:
+                    pass
+        return self.m_owned
+
     def _verify(self, touched, segs):
         """Every allocation this batch's outputs lie in is still the one the judge opened (torch.cuda.empty_cache()
-        and a new allocation at the same address would leave the judge reading the old one)."""
+        and a new allocation at the same address would leave the judge reading the old one). One of torch's
+        allocator's, once checked, holds until that allocator makes or frees an allocation; any other (a CUDA
+        extension's own cudaMalloc) is checked every batch. Nothing here is a trust boundary: a candidate that frees
+        memory behind torch's back only has the judge read its own old outputs, which the checked rounds refuse."""
         from . import devmem
 
-        fresh = {s["base"] for s in segs}
-        for base in touched:
-            if base in fresh:
-                continue
+        steady = self._steady()
+        fresh = {s["base"] for s in segs}  # just asked of the driver (_segment)
+        check = [b for b in touched if b not in steady and b not in fresh]
+        owned = self.m_owned if self.m_owned is not None else \
+            self._owned() if len(check) + len(fresh) > STEADY_AFTER else ()
+        steady.update(b for b in fresh if b in owned)
+        for base in check:
             size, bid = self.m_segs[base]
             try:
                 now = devmem.allocation_of(base)
             except devmem.DeviceMemoryError:
                 now = None
-            if now != (base, size, bid):
-                del self.m_segs[base]
-                self.m_bases = sorted(self.m_segs)
-                try:
-                    nb, ns, nbid = devmem.allocation_of(base)
-                    handle = devmem.ipc_handle(nb)
-                except devmem.DeviceMemoryError:
-                    raise Failure("crash", "an output's device memory was freed before the judge could copy it")
-                self._remember(nb, ns, nbid)
-                segs.append({"base": nb, "size": ns, "handle": handle.hex()})
+            if now == (base, size, bid):
+                if base in owned:
+                    steady.add(base)
+                continue
+            del self.m_segs[base]
+            self.m_bases = sorted(self.m_segs)
+            try:
+                nb, ns, nbid = devmem.allocation_of(base)
+                handle = devmem.ipc_handle(nb)
+            except devmem.DeviceMemoryError:
+                raise Failure("crash", "an output's device memory was freed before the judge could copy it")
+            self._remember(nb, ns, nbid)
+            segs.append({"base": nb, "size": ns, "handle": handle.hex()})
 
 
 class _Iov(ctypes.Structure):
