@@ -144,6 +144,25 @@ def test_per_call_figure_is_the_frame_less_the_plumbing():
     assert judge.per_call([1.0], 5.0, 1) == [judge.FLOOR_SHARE * 1.0]
 
 
+def test_the_candidates_frames_are_read_against_eagers_of_the_same_round():
+    # The machine's speed drifts over stretches of rounds; each kind's median alone can land in either stretch. An
+    # own copy that was slow in the rounds where eager was slow too comes out at eager's time, not at 0.71x.
+    import statistics
+
+    from kwb_worker import judge
+
+    eager = [10.0, 10.0, 10.0, 14.0, 14.0]
+    copy = [10.0, 10.0, 14.0, 14.0, 14.0]  # the drift reached its frames a round earlier
+    assert statistics.median(eager) / statistics.median(copy) == pytest.approx(10.0 / 14.0)
+    paired = judge.by_round(copy, eager)
+    assert paired == pytest.approx([10.0, 10.0, 14.0, 10.0, 10.0])
+    assert statistics.median(paired) == pytest.approx(10.0)
+    # A candidate whose time does not follow the drift (its GPU work, not the host's) keeps its median.
+    assert statistics.median(judge.by_round([5.0] * 5, eager)) == pytest.approx(5.0)
+    # Twice as fast in every round is 2x, whatever the stretch.
+    assert statistics.median(judge.by_round([e / 2 for e in eager], eager)) == pytest.approx(5.0)
+
+
 def test_the_candidate_lane_carries_the_lanes_offset_measured_before_its_import():
     # The candidate lane's plumbing is the reference lane's fastest dry frame plus the median of the clean rounds'
     # paired differences, counted only where 3 of 4 pairs agree in sign and at most a quarter of the plumbing.
