@@ -419,3 +419,67 @@ def test_precision_on_the_furthest_call_has_its_own_bar():
     late = precision((5.3e-9, 5.3e-9), far=(6e-5, 5e-9), scale=1e-3)  # one call from an fp16 copy
     assert late["outcome"] == "yes" and late["severity"] == "error" and "furthest" in late["summary"]
     assert precision((5.3e-9, 5.3e-9), far=(6e-11, 5e-12), scale=1e-3)["outcome"] == "no"  # under the floor
+
+
+def test_on_a_cpu_the_frame_ends_with_the_runner_stopped_and_the_copy_after_it(monkeypatch):
+    # An elementwise task's output copies cost as much as its calls on a CPU (1 MiB ReLU: ~60 us each), and inside
+    # the frame their noise was the figure's. The frame ends once the runner is stopped; the copy (the judge's on the
+    # candidate's lane, the runner's own delivery on the reference's) comes after, the runner stopped. On a GPU the
+    # copy stays inside. A clock that moves only when the runner answers and when outputs are copied tells which.
+    from types import SimpleNamespace
+
+    import torch
+
+    from kwb_worker import lane as lane_mod
+
+    now = [0.0]
+    monkeypatch.setattr(lane_mod.time, "perf_counter", lambda: now[0])
+    monkeypatch.setattr(lane_mod, "judge_waited_ms", lambda: 0.0)
+    events = []
+
+    class Runner:
+        m_proc = SimpleNamespace(pid=1)
+
+        def request(self, msg, fds=()):
+            if msg["cmd"] == "batch":
+                now[0] += 0.010  # the calls: 10 ms
+                events.append("batch")
+                return {"ok": True, "ms": 10.0, "outs": {}, "segs": []}
+            now[0] += 0.050  # the runner's own delivery: 50 ms
+            events.append("deliver")
+            return {"ok": True, "layouts": [[] for _ in msg["bases"]]}
+
+        def pause(self):
+            events.append("pause")
+
+        def cpu_ms(self):
+            return 0.0
+
+        def main_schedstat_ms(self):
+            return 0.0, 0.0
+
+        def tampered(self):
+            return None
+
+        def widened(self):
+            return None
+
+    def frame(device, trusted):
+        events.clear()
+        arena = SimpleNamespace(size=1 << 20)
+        judge = SimpleNamespace(ref_reachable=False, checks=SimpleNamespace(note_protocol=lambda w: None),
+                                flusher=SimpleNamespace(flush=lambda: None), ctx=SimpleNamespace(phase="running"))
+        ln = lane_mod.Lane("x", Runner(), arena, torch.device(device), 2, 256, 256, 1, False, trusted, judge)
+        ln.fetch = lambda reply, bases, ends: (now.__setitem__(0, now[0] + 0.050), events.append("copy"),
+                                               {"layouts": [[] for _ in bases], "t": [0.0, 0.0]})[-1]
+        if device == "cuda":
+            monkeypatch.setattr(lane_mod.timing, "_synchronize", lambda: None)
+        return ln.frame(2, "timed calls 1", "running", 0).ms
+
+    assert frame("cpu", trusted=False) == pytest.approx(10.0)  # the judge's copy after the frame
+    assert events.index("copy") > events.index("pause", events.index("batch"))
+    assert frame("cpu", trusted=True) == pytest.approx(10.0)  # the runner's own delivery after the frame
+    monkeypatch.setattr(lane_mod, "COPY_OUTSIDE", False)
+    assert frame("cpu", trusted=False) == pytest.approx(60.0)  # KWB_CPU_COPY_INSIDE=1: as before
+    monkeypatch.setattr(lane_mod, "COPY_OUTSIDE", True)
+    assert frame("cuda", trusted=False) == pytest.approx(60.0)  # a GPU: inside, whatever the setting
