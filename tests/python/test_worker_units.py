@@ -163,6 +163,34 @@ def test_the_candidates_frames_are_read_against_eagers_of_the_same_round():
     assert statistics.median(judge.by_round([e / 2 for e in eager], eager)) == pytest.approx(5.0)
 
 
+def test_a_speedup_above_the_bound_is_a_finding_only_where_eagers_calls_stand_out_of_the_noise():
+    # A task whose call does nothing (a view of its input): eager's frames are its dry frames within their noise, and
+    # an own copy's figure is noise too (0.6-7.5x on this CPU). Above the plausible bound that is "cannot tell", not
+    # an error; where eager's calls stand out, a candidate that does nothing is still flagged.
+    from kwb_worker import integrity, judge
+
+    dry = [3.59, 3.74, 3.53, 3.65, 3.45, 4.08]
+    view = {"dry": dry, "eager": [d + x for d, x in zip(dry, [0.3, -0.2, 0.1, 0.4, -0.1, 0.2])]}
+    relu = {"dry": dry, "eager": [d + x for d, x in zip(dry, [3.1, 2.9, 3.4, 3.0, 3.2, 2.8])]}
+    seen, why = judge.measurable(view)
+    assert not seen and "interquartile range" in why
+    assert judge.measurable(relu)[0]
+    # Small calls still stand out when they are steady: 10% of the frame, far beyond a quiet dry frame's spread.
+    steady = [4.0, 4.01, 4.0, 4.02, 4.0, 4.01]
+    assert judge.measurable({"dry": steady, "eager": [d + 0.4 for d in steady]})[0]
+
+    def speedup_verdict(unmeasurable):
+        checks = integrity.JudgeChecks(on_gpu=False)
+        checks.m_ranCandidate = True  # (as after its trials)
+        checks.note_speedup(14.0, "eager", 10.0, unmeasurable)
+        return [v for v in checks.verdicts() if v["detector"] == "integrity.implausible_speedup"][0]
+
+    v = speedup_verdict(why)
+    assert v["outcome"] == "cannot_tell" and v["severity"] == "info" and "noise" in v["summary"]
+    v = speedup_verdict(None)
+    assert v["outcome"] == "yes" and v["severity"] == "error"
+
+
 def test_the_candidate_lane_carries_the_lanes_offset_measured_before_its_import():
     # The candidate lane's plumbing is the reference lane's fastest dry frame plus the median of the clean rounds'
     # paired differences, counted only where 3 of 4 pairs agree in sign and at most a quarter of the plumbing.
