@@ -191,6 +191,24 @@ def test_a_speedup_above_the_bound_is_a_finding_only_where_eagers_calls_stand_ou
     assert v["outcome"] == "yes" and v["severity"] == "error"
 
 
+def test_a_launch_bound_tasks_frame_holds_enough_calls_of_its_cuda_graph():
+    # 39_GRU on an H200: eager 45 ms a call, its CUDA graph 7 ms. One call a frame put a 1.7 ms candidate under as
+    # much plumbing (2.99x the graph against 3.85x in a CUDA-event harness); 6 calls a frame gave 3.78x.
+    from types import SimpleNamespace
+
+    from kwb_worker import judge
+
+    j = SimpleNamespace(big=False, on_gpu=False, in_bytes=1 << 12, out_bytes=1 << 12, chain=None)
+    size = lambda call, graph=None: judge._Judge.batch_size(j, call, graph)  # noqa: E731
+    assert size(45.0) == 1 and size(45.0, 7.0) == 6
+    assert size(45.0, 30.0) == 1  # a graph not much faster than eager: sized by eager's calls as before
+    assert size(250.0, 1.0) == 1  # eager's frame stays within FRAME_MAX_MS
+    assert size(2.0, 0.5) == 80  # more than eager's own 5 calls
+    assert size(0.01, 0.004) == judge.BATCH_MAX[False]
+    j.big = True
+    assert size(45.0, 7.0) == 1
+
+
 def test_the_candidate_lane_carries_the_lanes_offset_measured_before_its_import():
     # The candidate lane's plumbing is the reference lane's fastest dry frame plus the median of the clean rounds'
     # paired differences, counted only where 3 of 4 pairs agree in sign and at most a quarter of the plumbing.
