@@ -163,6 +163,52 @@ def test_the_candidates_frames_are_read_against_eagers_of_the_same_round():
     assert statistics.median(judge.by_round([e / 2 for e in eager], eager)) == pytest.approx(5.0)
 
 
+def test_a_speedup_above_the_bound_is_a_finding_only_where_eagers_calls_stand_out_of_the_noise():
+    # A task whose call does nothing (a view of its input): eager's frames are its dry frames within their noise, and
+    # an own copy's figure is noise too (0.6-7.5x on this CPU). Above the plausible bound that is "cannot tell", not
+    # an error; where eager's calls stand out, a candidate that does nothing is still flagged.
+    from kwb_worker import integrity, judge
+
+    dry = [3.59, 3.74, 3.53, 3.65, 3.45, 4.08]
+    view = {"dry": dry, "eager": [d + x for d, x in zip(dry, [0.3, -0.2, 0.1, 0.4, -0.1, 0.2])]}
+    relu = {"dry": dry, "eager": [d + x for d, x in zip(dry, [3.1, 2.9, 3.4, 3.0, 3.2, 2.8])]}
+    seen, why = judge.measurable(view)
+    assert not seen and "interquartile range" in why
+    assert judge.measurable(relu)[0]
+    # Small calls still stand out when they are steady: 10% of the frame, far beyond a quiet dry frame's spread.
+    steady = [4.0, 4.01, 4.0, 4.02, 4.0, 4.01]
+    assert judge.measurable({"dry": steady, "eager": [d + 0.4 for d in steady]})[0]
+
+    def speedup_verdict(unmeasurable):
+        checks = integrity.JudgeChecks(on_gpu=False)
+        checks.m_ranCandidate = True  # (as after its trials)
+        checks.note_speedup(14.0, "eager", 10.0, unmeasurable)
+        return [v for v in checks.verdicts() if v["detector"] == "integrity.implausible_speedup"][0]
+
+    v = speedup_verdict(why)
+    assert v["outcome"] == "cannot_tell" and v["severity"] == "info" and "noise" in v["summary"]
+    v = speedup_verdict(None)
+    assert v["outcome"] == "yes" and v["severity"] == "error"
+
+
+def test_a_launch_bound_tasks_frame_holds_enough_calls_of_its_cuda_graph():
+    # 39_GRU on an H200: eager 45 ms a call, its CUDA graph 7 ms. One call a frame put a 1.7 ms candidate under as
+    # much plumbing (2.99x the graph against 3.85x in a CUDA-event harness); 6 calls a frame gave 3.78x.
+    from types import SimpleNamespace
+
+    from kwb_worker import judge
+
+    j = SimpleNamespace(big=False, on_gpu=False, in_bytes=1 << 12, out_bytes=1 << 12, chain=None)
+    size = lambda call, graph=None: judge._Judge.batch_size(j, call, graph)  # noqa: E731
+    assert size(45.0) == 1 and size(45.0, 7.0) == 6
+    assert size(45.0, 30.0) == 1  # a graph not much faster than eager: sized by eager's calls as before
+    assert size(250.0, 1.0) == 1  # eager's frame stays within FRAME_MAX_MS
+    assert size(2.0, 0.5) == 80  # more than eager's own 5 calls
+    assert size(0.01, 0.004) == judge.BATCH_MAX[False]
+    j.big = True
+    assert size(45.0, 7.0) == 1
+
+
 def test_the_candidate_lane_carries_the_lanes_offset_measured_before_its_import():
     # The candidate lane's plumbing is the reference lane's fastest dry frame plus the median of the clean rounds'
     # paired differences, counted only where 3 of 4 pairs agree in sign and at most a quarter of the plumbing.
@@ -419,3 +465,67 @@ def test_precision_on_the_furthest_call_has_its_own_bar():
     late = precision((5.3e-9, 5.3e-9), far=(6e-5, 5e-9), scale=1e-3)  # one call from an fp16 copy
     assert late["outcome"] == "yes" and late["severity"] == "error" and "furthest" in late["summary"]
     assert precision((5.3e-9, 5.3e-9), far=(6e-11, 5e-12), scale=1e-3)["outcome"] == "no"  # under the floor
+
+
+def test_on_a_cpu_the_frame_ends_with_the_runner_stopped_and_the_copy_after_it(monkeypatch):
+    # An elementwise task's output copies cost as much as its calls on a CPU (1 MiB ReLU: ~60 us each), and inside
+    # the frame their noise was the figure's. The frame ends once the runner is stopped; the copy (the judge's on the
+    # candidate's lane, the runner's own delivery on the reference's) comes after, the runner stopped. On a GPU the
+    # copy stays inside. A clock that moves only when the runner answers and when outputs are copied tells which.
+    from types import SimpleNamespace
+
+    import torch
+
+    from kwb_worker import lane as lane_mod
+
+    now = [0.0]
+    monkeypatch.setattr(lane_mod.time, "perf_counter", lambda: now[0])
+    monkeypatch.setattr(lane_mod, "judge_waited_ms", lambda: 0.0)
+    events = []
+
+    class Runner:
+        m_proc = SimpleNamespace(pid=1)
+
+        def request(self, msg, fds=()):
+            if msg["cmd"] == "batch":
+                now[0] += 0.010  # the calls: 10 ms
+                events.append("batch")
+                return {"ok": True, "ms": 10.0, "outs": {}, "segs": []}
+            now[0] += 0.050  # the runner's own delivery: 50 ms
+            events.append("deliver")
+            return {"ok": True, "layouts": [[] for _ in msg["bases"]]}
+
+        def pause(self):
+            events.append("pause")
+
+        def cpu_ms(self):
+            return 0.0
+
+        def main_schedstat_ms(self):
+            return 0.0, 0.0
+
+        def tampered(self):
+            return None
+
+        def widened(self):
+            return None
+
+    def frame(device, trusted):
+        events.clear()
+        arena = SimpleNamespace(size=1 << 20)
+        judge = SimpleNamespace(ref_reachable=False, checks=SimpleNamespace(note_protocol=lambda w: None),
+                                flusher=SimpleNamespace(flush=lambda: None), ctx=SimpleNamespace(phase="running"))
+        ln = lane_mod.Lane("x", Runner(), arena, torch.device(device), 2, 256, 256, 1, False, trusted, judge)
+        ln.fetch = lambda reply, bases, ends: (now.__setitem__(0, now[0] + 0.050), events.append("copy"),
+                                               {"layouts": [[] for _ in bases], "t": [0.0, 0.0]})[-1]
+        if device == "cuda":
+            monkeypatch.setattr(lane_mod.timing, "_synchronize", lambda: None)
+        return ln.frame(2, "timed calls 1", "running", 0).ms
+
+    assert frame("cpu", trusted=False) == pytest.approx(10.0)  # the judge's copy after the frame
+    assert events.index("copy") > events.index("pause", events.index("batch"))
+    assert frame("cpu", trusted=True) == pytest.approx(10.0)  # the runner's own delivery after the frame
+    monkeypatch.setattr(lane_mod, "COPY_OUTSIDE", False)
+    assert frame("cpu", trusted=False) == pytest.approx(60.0)  # KWB_CPU_COPY_INSIDE=1: as before
+    monkeypatch.setattr(lane_mod, "COPY_OUTSIDE", True)
+    assert frame("cuda", trusted=False) == pytest.approx(60.0)  # a GPU: inside, whatever the setting

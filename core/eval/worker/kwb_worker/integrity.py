@@ -124,7 +124,7 @@ class JudgeChecks:
         self.m_precision = None  # (candidate err vs fp64, reference err vs fp64), on drawn calls
         self.m_precisionFar = None  # the same on the calls furthest from the reference's outputs (note_precision_far)
         self.m_noFp64 = ""
-        self.m_speedup = None  # (value, against, bound)
+        self.m_speedup = None  # (value, against, bound, why the baseline is unmeasurable or None)
         self.m_runner = None  # the runner's report
         self.m_protocol = []
         self.m_sensitivity = None
@@ -183,8 +183,10 @@ class JudgeChecks:
     def note_no_fp64(self, why):
         self.m_noFp64 = why
 
-    def note_speedup(self, value, against, bound):
-        self.m_speedup = (value, against, bound)
+    def note_speedup(self, value, against, bound, unmeasurable=None):
+        """The speedup of record; `unmeasurable`, where the baseline's calls are within the plumbing's noise (the
+        judge's measurable()), says why a figure above the bound is noise there, not a finding."""
+        self.m_speedup = (value, against, bound, unmeasurable)
 
     def note_runner(self, report):
         """The runner's observations: lists of strings and a flag, or the report is a protocol break."""
@@ -404,8 +406,12 @@ class JudgeChecks:
         if self.m_speedup is None:
             out.append(verdict("integrity.implausible_speedup", "cannot_tell", "not timed"))
         else:
-            value, against, bound = self.m_speedup
-            if value > bound:
+            value, against, bound, unmeasurable = self.m_speedup
+            if value > bound and unmeasurable:
+                out.append(verdict("integrity.implausible_speedup", "cannot_tell",
+                                   "%.1fx the %s baseline, above the plausible %.0fx, but the baseline's calls are "
+                                   "within the plumbing's noise: %s" % (value, against, bound, unmeasurable)))
+            elif value > bound:
                 out.append(verdict("integrity.implausible_speedup", "yes",
                                    "%.1fx faster than the %s baseline, above the plausible %.0fx: review it"
                                    % (value, against, bound)))
