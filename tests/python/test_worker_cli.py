@@ -169,10 +169,14 @@ def test_output_aliasing_an_input_written_in_place_is_caught(runs):
 def test_a_task_whose_output_is_a_view_of_its_input(runs, name):
     # The reference's output is a view of its input, and so is the own copy's: both are copied out before the judge
     # overwrites a slot (red team 6: overwritten before, the reference's own output was wrong, and every candidate).
+    # The flags read from the outputs and the processes, not from the clock: the call does no work, so its speedup is
+    # noise (0.6-7.5x quiet under these settings), and this module's four evaluations at once on a 2-core machine can
+    # put it above the plausible bound (judge.measurable and its unit test cover when that is a finding). A test of
+    # logic does not depend on a measured time.
     _, r = _status(runs, name)
     assert r["status"] == "ok", (name, r["status"], r["reason"])
     assert not [v["detector"] for v in r["runtime_checks"] if v["outcome"] == "yes"
-                and v["severity"] in ("error", "critical")], checks(r)
+                and v["severity"] in ("error", "critical") and v["detector"] != "integrity.implausible_speedup"], checks(r)
 
 
 def test_torch_empty_games_fail(runs):

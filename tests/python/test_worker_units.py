@@ -178,6 +178,18 @@ def test_a_speedup_above_the_bound_is_a_finding_only_where_eagers_calls_stand_ou
     # Small calls still stand out when they are steady: 10% of the frame, far beyond a quiet dry frame's spread.
     steady = [4.0, 4.01, 4.0, 4.02, 4.0, 4.01]
     assert judge.measurable({"dry": steady, "eager": [d + 0.4 for d in steady]})[0]
+    # Frames other processes delayed do not count (blind red team 9: beside a busy process the dry frames' spread hid
+    # a 16x16 ReLU's eager calls, and a batch-fusing cheat at 13x was told "cannot tell"); too few quiet rounds: the
+    # fastest frames of each.
+    tiny = {"dry": [0.6, 0.7, 6.6, 0.65, 10.2, 9.0], "eager": [1.2, 1.3, 1.0, 1.25, 1.1, 1.2],
+            "waits": {"dry": [0.0, 0.0, 5.9, 0.0, 9.5, 8.3], "eager": [0.0] * 6}}
+    assert not judge.measurable(dict(tiny, waits={}))[0]  # every frame counted: unmeasurable
+    assert judge.measurable(tiny)[0]  # the quiet ones: eager's calls stand out
+    busy = dict(tiny, waits={"dry": [9.0] * 6, "eager": [0.0] * 6})
+    seen, why = judge.measurable(busy)
+    assert seen and "fastest" in why  # 1.0 ms against 0.6: 40% of eager's frame
+    busy_view = dict(busy, eager=[d + 0.05 for d in busy["dry"]])
+    assert not judge.measurable(busy_view)[0]
 
     def speedup_verdict(unmeasurable):
         checks = integrity.JudgeChecks(on_gpu=False)

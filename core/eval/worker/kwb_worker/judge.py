@@ -299,11 +299,24 @@ def measurable(clean):
     out anywhere in 0.6-7.5x eager. Over 20 evaluations of such a task none stood out (at most 15% of the frame,
     2.0 ranges), against all but 2 of 405 evaluations of real tasks dumped on H100s, H200s and this CPU (at least 15%
     of the frame, 0.8-212 ranges; the two, 95_CrossEntropyLoss at one call a frame on an H200, at 15% and 1.4-1.8
-    ranges). Only integrity.implausible_speedup reads it: above its bound such a figure cannot tell."""
+    ranges). Only integrity.implausible_speedup reads it: above its bound such a figure cannot tell.
+    Only rounds whose eager and dry frames no other process delayed count (quiet(); on a GPU every one): on this CPU
+    beside other processes the dry frames' range was 6-10 ms against a 0.6 ms quiet frame, and a batch-fusing cheat
+    on a 16x16 ReLU at 13x was told "cannot tell" (blind red team 9). Fewer than 3 such rounds: eager's fastest frame
+    against the fastest dry frame, by MEASURE_SHARE alone (the least delayed of each; that cheat's task: 45%)."""
+    waits = clean.get("waits") or {}
     eager, dry = clean.get("eager") or [], clean.get("dry") or []
     if len(eager) < 3 or len(dry) < 3:
         return True, "too few clean rounds to tell"
-    calls = statistics.median([e - d for e, d in zip(eager, dry)])
+    we, wd = waits.get("eager") or [None] * len(eager), waits.get("dry") or [None] * len(dry)
+    pairs = [(e, d) for e, d, a, b in zip(eager, dry, we, wd) if quiet(e, a) and quiet(d, b)]
+    if len(pairs) < 3:
+        calls = min(eager) - min(dry)
+        return calls >= MEASURE_SHARE * min(eager), "eager's fastest clean frame %.4f ms above the fastest dry " \
+            "frame's %.4f ms (%.0f%% of it; too few clean rounds no other process delayed)" % (
+                calls, min(dry), 100 * calls / min(eager))
+    eager, dry = [e for e, _ in pairs], [d for _, d in pairs]
+    calls = statistics.median([e - d for e, d in pairs])
     share = calls / statistics.median(eager)
     q = statistics.quantiles(dry, n=4)
     spread = q[2] - q[0]

@@ -1,0 +1,8 @@
+import torch, torch.nn as nn
+import torch.nn.functional as F
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        pass
+    def forward(self, *a):
+        return torch.matmul(a[0], a[1])

@@ -1,0 +1,4 @@
+import torch, torch.nn as nn
+class ModelNew(nn.Module):
+    def __init__(self): super().__init__()
+    def forward(self, x): return torch.relu(x)
