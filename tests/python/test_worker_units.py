@@ -541,3 +541,53 @@ def test_on_a_cpu_the_frame_ends_with_the_runner_stopped_and_the_copy_after_it(m
     assert frame("cpu", trusted=False) == pytest.approx(60.0)  # KWB_CPU_COPY_INSIDE=1: as before
     monkeypatch.setattr(lane_mod, "COPY_OUTSIDE", True)
     assert frame("cuda", trusted=False) == pytest.approx(60.0)  # a GPU: inside, whatever the setting
+
+
+def test_on_a_cpu_the_reference_lanes_delivery_after_its_frame_is_not_taken_off_its_run_delay(monkeypatch):
+    # A frame's run delay is read less the CPU time of the lane's threads other than the runner's main one (own_wait).
+    # On a CPU the reference's runner delivers after its frame: read after that delivery, its copying counted as
+    # "other threads" and came off eager's delay (beside two CPU-bound processes ~0.5 ms read against the candidate's
+    # ~4 ms for the same wait: own copies of 1_ReLU at 1.05-1.54x; 0.84-1.03x read at the frame's end).
+    from types import SimpleNamespace
+
+    import torch
+
+    from kwb_worker import lane as lane_mod
+
+    monkeypatch.setattr(lane_mod, "judge_waited_ms", lambda: 0.0)
+    monkeypatch.setattr(lane_mod, "COPY_OUTSIDE", True)
+    state = {"cpu": 0.0, "main": 0.0, "delay": 0.0}
+
+    class Runner:
+        m_proc = SimpleNamespace(pid=1)
+
+        def request(self, msg, fds=()):
+            if msg["cmd"] == "batch":
+                state["cpu"] += 3.0  # the calls, on the main thread
+                state["main"] += 3.0
+                state["delay"] += 3.0  # and 3 ms waiting for a CPU
+                return {"ok": True, "ms": 3.0}
+            state["cpu"] += 2.0  # the runner's own delivery, also its main thread, after the frame
+            return {"ok": True, "layouts": [[] for _ in msg["bases"]]}
+
+        def pause(self):
+            pass
+
+        def cpu_ms(self):
+            return state["cpu"]
+
+        def main_schedstat_ms(self):
+            return state["main"], state["delay"]
+
+        def tampered(self):
+            return None
+
+        def widened(self):
+            return None
+
+    judge = SimpleNamespace(ref_reachable=False, checks=SimpleNamespace(note_protocol=lambda w: None),
+                            flusher=SimpleNamespace(flush=lambda: None), ctx=SimpleNamespace(phase="running"))
+    ln = lane_mod.Lane("reference", Runner(), SimpleNamespace(size=1 << 20), torch.device("cpu"), 2, 256, 256, 2,
+                       False, True, judge)
+    f = ln.frame(2, "timed calls 1", "running", 0)
+    assert f.waited == pytest.approx(3.0)
