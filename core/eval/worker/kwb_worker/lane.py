@@ -35,7 +35,7 @@ from .failures import Failure
 from .runnerclient import RunnerGone, judge_waited_ms
 
 
-COPY_OUTSIDE = os.environ.get("KWB_CPU_COPY_INSIDE") != "1"  # Lane.frame: on a CPU the outputs are copied after the frame
+COPY_OUTSIDE = os.environ.get("KWB_CPU_COPY_INSIDE") != "1"  # Lane.frame: on a CPU, outputs copied after the frame
 PLACES = 64  # where a call's outputs may go: at least this many places (slot and shift), drawn after the calls
 CLOBBER = 0.5  # what a clobbered input slot holds after the delivery (Lane.frame)
 _sysrand = random.SystemRandom()
@@ -363,7 +363,7 @@ class Lane:
                      if hasattr(v, "is_floating_point") and (v.is_floating_point() or v.is_complex())]
             if self.chain:
                 views += self.arena.read(self.scratch_layout(victim))  # what the call read, through the chain
-        at_end = None  # the lane's CPU time where a CPU frame ends before its copy (below)
+        outside = not self.cuda and COPY_OUTSIDE  # the frame ends before the outputs' copy (below)
         collecting = gc.isenabled()
         gc.disable()  # a collection of the judge's objects is no part of anyone's frame
         try:
@@ -372,24 +372,23 @@ class Lane:
             t0 = time.perf_counter()
             reply = self.ask(msg)
             t_back = time.perf_counter()
-            if not self.cuda and COPY_OUTSIDE:
+            if outside:
                 # On a CPU the frame ends once the runner is stopped: whatever its threads do after the batch's answer
                 # is inside, and nothing of the candidate's runs while its outputs are copied (below, the runner
                 # stopped, as the judge's copy always was on a CPU). The copies of an elementwise task's outputs cost
                 # as much as its calls (a 1 MiB ReLU output: ~60 us either way on this project's 2-core machine), and
                 # inside the frame their noise was the figure's: own 1_ReLU at 0.76-1.19x.
                 self.pause()
-                t1 = time.perf_counter()
-                judge_w1 = judge_waited_ms()
-                main1, lane_w1 = self.runner.main_schedstat_ms()
-                # The lane's CPU time at the frame's end, for own_wait: the reference's runner delivers after it, and
-                # read after that delivery its copying counted as the lane's other threads' time, taken off eager's
-                # run delay (beside two CPU-bound processes eager's frames read ~0.5 ms of delay against the
-                # candidate's ~4 ms for the same wait: own copies of 1_ReLU at 1.15-1.75x).
-                at_end = self.runner.cpu_ms() if own else None
+                t1, judge_w1, (main1, lane_w1) = time.perf_counter(), judge_waited_ms(), self.runner.main_schedstat_ms()
+                # The lane's CPU time at the frame's end (own_wait; the candidate's stays stopped while the judge
+                # copies): the reference's runner delivers after it, and read after that delivery its copying counted
+                # as the lane's other threads' time, taken off eager's run delay (beside two CPU-bound processes
+                # eager's frames read ~0.5 ms of delay against the candidate's ~4 ms for the same wait: own copies of
+                # 1_ReLU at 1.15-1.75x).
+                after = self.runner.cpu_ms()
             if self.trusted:
                 delivered = self.ask({"cmd": "deliver", "bases": bases})
-                if not self.cuda and COPY_OUTSIDE:
+                if outside:
                     self.pause()
             else:
                 delivered = self.fetch(reply, bases, ends)
@@ -399,20 +398,18 @@ class Lane:
                     v.fill_(CLOBBER)
             if self.cuda and views:
                 timing._synchronize()
-            if self.cuda or not COPY_OUTSIDE:
-                t1 = time.perf_counter()
-                judge_w1 = judge_waited_ms()
-                main1, lane_w1 = self.runner.main_schedstat_ms()
+            if not outside:
+                t1, judge_w1, (main1, lane_w1) = time.perf_counter(), judge_waited_ms(), self.runner.main_schedstat_ms()
         finally:
             if collecting:
                 gc.enable()
         self.pause()
         waited = None if None in (lane_w0, lane_w1, judge_w0, judge_w1) else \
             max(0.0, lane_w1 - lane_w0) + max(0.0, judge_w1 - judge_w0)
-        after = self.runner.cpu_ms() if cpu or own else None
+        if not outside:
+            after = self.runner.cpu_ms() if cpu or own else None
         if own and waited is not None:
-            end = at_end if at_end is not None else after
-            others = None if None in (before, end, main0, main1) else (end - before) - (main1 - main0)
+            others = None if None in (before, after, main0, main1) else (after - before) - (main1 - main0)
             waited = own_wait(waited, others)
         if not self.trusted:
             why = self.runner.widened()
