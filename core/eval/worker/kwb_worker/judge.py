@@ -92,6 +92,9 @@ def _runner_cpus():
     return _cpus[0]
 
 
+CAND_WRITE_LATE = os.environ.get("KWB_CAND_WRITE_LATE") == "1"  # (experiment) Judge.round_frames
+
+
 def keep_apart():
     """The judge's thread off its runners' core where it has another: the two take turns (the judge writes, thaws,
     waits; the runner calls, answers), and on one core each of them waited for the other while it was runnable,
@@ -905,6 +908,8 @@ class _Judge:
         frames, idle = {}, {}
         for name in order:
             if name == "candidate":
+                if self.big and CAND_WRITE_LATE:
+                    self.cand.write(sets)  # (experiment) its one set written just before its frame, as eager's is
                 frames[name] = self.cand.frame(self.K, what, phase, fwd, reseed=self.reseed, cpu=True,
                                                clobber=self.clobber())
             elif name == "dry_cand":
@@ -933,7 +938,7 @@ class _Judge:
         phase = self.ctx.phase
         K = self.K
         got = {"eager": [], "graph": [], "dry": [], "dry_cand": [], "bare": [], "bare_cand": [], "cpu_cand": [],
-               "idle": [], "claim": [], "waits": {}}
+               "idle": [], "claim": [], "waits": {}, "phases": {}}
         sets = [big_first] if self.big else self.draws(K)
         self.ref.write(sets)
         if not self.big:
@@ -954,6 +959,7 @@ class _Judge:
                 continue
             for name, f in frames.items():
                 got[name].append(f.ms)
+                got["phases"].setdefault(name, []).append(f.phases)
                 got["waits"].setdefault(name, []).append(self.wait_of(f))
                 if idle[name] is not None and name not in ("bare", "bare_cand"):  # the idle baseline as before them
                     got["idle"].append(idle[name])
