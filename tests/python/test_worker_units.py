@@ -591,3 +591,17 @@ def test_on_a_cpu_the_reference_lanes_delivery_after_its_frame_is_not_taken_off_
                        False, True, judge)
     f = ln.frame(2, "timed calls 1", "running", 0)
     assert f.waited == pytest.approx(3.0)
+
+
+def test_a_cpu_evaluation_times_enough_rounds_to_fill_a_second():
+    # Over 15 rounds on this 2-core CPU, quiet, own copies of tiny tasks came out at 0.70-1.12x (45-48 evaluations of
+    # 50 in 0.90-1.10); over 45, 50 of 50. A round is eager's clean frame twice and both lanes' dry frames.
+    from kwb_worker import judge
+
+    tiny = {"eager": [4.0, 4.2, 3.9], "dry": [0.9, 1.0, 1.1], "dry_cand": [1.0, 1.1, 1.2]}
+    assert judge.cpu_rounds(tiny) == judge.CPU_ROUNDS_MAX  # ~10 ms a round
+    slow = {"eager": [400.0] * 3, "dry": [1.0] * 3, "dry_cand": [1.0] * 3}
+    assert judge.cpu_rounds(slow) == judge.CPU_ROUNDS_MIN  # a round of 0.8 s
+    mid = {"eager": [16.0] * 3, "dry": [0.5] * 3, "dry_cand": [0.5] * 3}
+    assert judge.cpu_rounds(mid) == 31  # 1000 ms over 33 ms rounds
+    assert judge.cpu_rounds({}) == judge.CPU_ROUNDS_MIN

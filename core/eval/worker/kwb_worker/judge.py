@@ -52,6 +52,9 @@ BIG = 256 << 20  # inputs + outputs above this: one set alive at a time, one cal
 BIG_SCALE_REL = 1e-3  # a big task's outputs: max abs error at most this share of their largest magnitude (compare)
 CHECK_ALL_BYTES = 256 << 20  # timed outputs checked in full below this many bytes in all
 CHECK_SAMPLE = 5
+# On a CPU, without a `repeat` asked for: timed rounds enough that a round's frames fill about CPU_TIMED_MS in all,
+# from CPU_ROUNDS_MIN to CPU_ROUNDS_MAX (cpu_rounds()).
+CPU_TIMED_MS, CPU_ROUNDS_MIN, CPU_ROUNDS_MAX = 1000.0, 15, 45
 PROBE_MAX_MS = 200.0  # the sensitivity probe runs the reference up to PROBE_MAX + 1 more times
 PROBE_MAX = 4
 PROBE_MIN_DIM = 16
@@ -291,6 +294,20 @@ def by_round(cand, eager):
     gains no more here than in eager's figure."""
     mid = statistics.median(eager)
     return [c * mid / e for c, e in zip(cand, eager)]
+
+
+def cpu_rounds(clean):
+    """Timed rounds on a CPU where none were asked for: on this 2-core machine, quiet, a tiny task's frames (60 ReLU
+    calls, ~4 ms) scatter by 15-20% with no run delay at all (eager's frames of one evaluation 3.6-5.7 ms), and a speed
+    shift mid-evaluation halved 3_Matmul's; over 15 rounds the ratio's median moved enough that own copies came out at
+    0.70-1.12x, 45-48 evaluations of 50 in 0.90-1.10 (tests/bench/cpu_tiny_band.sh 10). At 45 rounds: 50 of 50, the
+    evaluation's wall unchanged (4.2 s median; a tiny task's round is ~10 ms). A round is the clean rounds' eager frame
+    twice (eager's and the candidate's) and both lanes' dry frames."""
+    med = lambda xs: statistics.median(xs) if xs else 0.0  # noqa: E731
+    round_ms = 2 * med(clean.get("eager")) + med(clean.get("dry")) + med(clean.get("dry_cand"))
+    if round_ms <= 0:
+        return CPU_ROUNDS_MIN
+    return max(CPU_ROUNDS_MIN, min(CPU_ROUNDS_MAX, int(math.ceil(CPU_TIMED_MS / round_ms))))
 
 
 def measurable(clean):
@@ -1097,7 +1114,14 @@ class _Judge:
         warmup, repeat = _timing_counts(self.req, self.on_gpu)
         K = self.K
         every = self.out_bytes * K * repeat <= CHECK_ALL_BYTES
-        checked = set(range(repeat)) if every else set(_sysrand.sample(range(repeat), min(repeat, CHECK_SAMPLE)))
+        n_check = repeat if every else min(repeat, CHECK_SAMPLE)
+        if not self.on_gpu and self.req.get("repeat") is None and cpu_rounds(self.clean) > repeat:
+            # More rounds on a CPU (cpu_rounds), as many of them checked as before, drawn at random: checking every
+            # round of 45 doubled a tiny task's evaluation (9.7 s against 5.1 s). A figure is a median over the rounds,
+            # so a candidate must be fast in most of them to move it, and skipping its work in most rounds is caught
+            # by one checked round of 15.
+            repeat, every = cpu_rounds(self.clean), False
+        checked = set(range(repeat)) if every else set(_sysrand.sample(range(repeat), n_check))
         # Rounds beyond `repeat` (frames that another process delayed, see below) only where every round is checked:
         # a round the candidate could count on being unchecked would be one it could skip its work in.
         limit = repeat * QUIET_ROUNDS if every else repeat
