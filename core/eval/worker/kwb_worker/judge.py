@@ -300,9 +300,10 @@ def cpu_rounds(clean):
     """Timed rounds on a CPU where none were asked for: on this 2-core machine, quiet, a tiny task's frames (60 ReLU
     calls, ~4 ms) scatter by 15-20% with no run delay at all (eager's frames of one evaluation 3.6-5.7 ms), and a speed
     shift mid-evaluation halved 3_Matmul's; over 15 rounds the ratio's median moved enough that own copies came out at
-    0.70-1.12x, 45-48 evaluations of 50 in 0.90-1.10 (tests/bench/cpu_tiny_band.sh 10). At 45 rounds: 50 of 50, the
-    evaluation's wall unchanged (4.2 s median; a tiny task's round is ~10 ms). A round is the clean rounds' eager frame
-    twice (eager's and the candidate's) and both lanes' dry frames."""
+    0.70-1.12x, 45-48 evaluations of 50 in 0.90-1.10 (tests/bench/cpu_tiny_band.sh 10). At 45 rounds: 50 of 50, three
+    band runs of three, at 5.2 s an evaluation against ~4 s (a tiny task's round is ~10 ms, and Judge.timed checks 15
+    rounds as before). A round is the clean rounds' eager frame twice (eager's and the candidate's) and both lanes' dry
+    frames."""
     med = lambda xs: statistics.median(xs) if xs else 0.0  # noqa: E731
     round_ms = 2 * med(clean.get("eager")) + med(clean.get("dry")) + med(clean.get("dry_cand"))
     if round_ms <= 0:
