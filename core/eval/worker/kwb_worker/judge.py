@@ -95,9 +95,6 @@ def _runner_cpus():
     return _cpus[0]
 
 
-CAND_WRITE_LATE = os.environ.get("KWB_CAND_WRITE_LATE") == "1"  # (experiment) Judge.round_frames
-
-
 def keep_apart():
     """The judge's thread off its runners' core where it has another: the two take turns (the judge writes, thaws,
     waits; the runner calls, answers), and on one core each of them waited for the other while it was runnable,
@@ -300,8 +297,8 @@ def cpu_rounds(clean):
     """Timed rounds on a CPU where none were asked for: on this 2-core machine, quiet, a tiny task's frames (60 ReLU
     calls, ~4 ms) scatter by 15-20% with no run delay at all (eager's frames of one evaluation 3.6-5.7 ms), and a speed
     shift mid-evaluation halved 3_Matmul's; over 15 rounds the ratio's median moved enough that own copies came out at
-    0.70-1.12x, 45-48 evaluations of 50 in 0.90-1.10 (tests/bench/cpu_tiny_band.sh 10). At 45 rounds: 50 of 50, three
-    band runs of three, at 5.2 s an evaluation against ~4 s (a tiny task's round is ~10 ms, and Judge.timed checks 15
+    0.70-1.12x, 45-48 evaluations of 50 in 0.90-1.10 (tests/bench/cpu_tiny_band.sh 10). At 45 rounds: 50 then 49 of 50
+    (one own 2_Softmax at 0.79x), at 5.2 s an evaluation against ~4 s (a tiny task's round is ~10 ms, and Judge.timed checks 15
     rounds as before). A round is the clean rounds' eager frame twice (eager's and the candidate's) and both lanes' dry
     frames."""
     med = lambda xs: statistics.median(xs) if xs else 0.0  # noqa: E731
@@ -926,8 +923,6 @@ class _Judge:
         frames, idle = {}, {}
         for name in order:
             if name == "candidate":
-                if self.big and CAND_WRITE_LATE:
-                    self.cand.write(sets)  # (experiment) its one set written just before its frame, as eager's is
                 frames[name] = self.cand.frame(self.K, what, phase, fwd, reseed=self.reseed, cpu=True,
                                                clobber=self.clobber())
             elif name == "dry_cand":
@@ -1116,12 +1111,13 @@ class _Judge:
         K = self.K
         every = self.out_bytes * K * repeat <= CHECK_ALL_BYTES
         n_check = repeat if every else min(repeat, CHECK_SAMPLE)
-        if not self.on_gpu and self.req.get("repeat") is None and cpu_rounds(self.clean) > repeat:
+        more = cpu_rounds(self.clean) if not self.on_gpu and self.req.get("repeat") is None else 0
+        if more > repeat:
             # More rounds on a CPU (cpu_rounds), as many of them checked as before, drawn at random: checking every
             # round of 45 doubled a tiny task's evaluation (9.7 s against 5.1 s). A figure is a median over the rounds,
             # so a candidate must be fast in most of them to move it, and skipping its work in most rounds is caught
             # by one checked round of 15.
-            repeat, every = cpu_rounds(self.clean), False
+            repeat, every = more, False
         checked = set(range(repeat)) if every else set(_sysrand.sample(range(repeat), n_check))
         # Rounds beyond `repeat` (frames that another process delayed, see below) only where every round is checked:
         # a round the candidate could count on being unchecked would be one it could skip its work in.
