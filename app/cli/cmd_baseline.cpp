@@ -23,7 +23,7 @@ int kwb::cli::runBaseline(const QStringList &args)
     p.addPositionalArgument(QStringLiteral("TASK"), QStringLiteral("task file or name"));
     const QCommandLineOption device(QStringLiteral("device"), QStringLiteral("auto, cpu or cuda (default auto)"), QStringLiteral("D"), QStringLiteral("auto"));
     const QCommandLineOption warmup(QStringLiteral("warmup"), QStringLiteral("warm-up runs (default 3)"), QStringLiteral("N"), QStringLiteral("3"));
-    const QCommandLineOption repeat(QStringLiteral("repeat"), QStringLiteral("timed runs (default 20)"), QStringLiteral("N"), QStringLiteral("20"));
+    const QCommandLineOption repeat(QStringLiteral("repeat"), QStringLiteral("timed rounds (default 0: the judge's own count, 20 on a GPU, 15-45 on a CPU by the task's speed)"), QStringLiteral("N"), QStringLiteral("0"));
     const QCommandLineOption timeout(QStringLiteral("timeout"), QStringLiteral("run limit in seconds (default 600)"), QStringLiteral("SECONDS"), QStringLiteral("600"));
     const QCommandLineOption noCache(QStringLiteral("no-cache"), QStringLiteral("measure again, ignoring the cache"));
     const QCommandLineOption python(QStringLiteral("python"), QStringLiteral("Python interpreter for the worker"), QStringLiteral("PATH"));
@@ -40,7 +40,7 @@ int kwb::cli::runBaseline(const QStringList &args)
     OptionReader read(p, "baseline");
     req.device = read.device(device);
     req.warmup = read.integer(warmup, 0);
-    req.repeat = read.integer(repeat, 1);
+    req.repeat = read.integer(repeat, 0);
     req.runTimeoutSec = read.integer(timeout, 1);
     req.python = p.value(python);
     if (!read.ok())

@@ -21,7 +21,7 @@ void addRunOptions(QCommandLineParser &p)
         {QStringLiteral("runs-dir"), QStringLiteral("where runs go (default $KWB_RUNS_DIR or ./runs)"), QStringLiteral("DIR")},
         {QStringLiteral("device"), QStringLiteral("auto, cpu or cuda"), QStringLiteral("D")},
         {QStringLiteral("trials"), QStringLiteral("correctness trials"), QStringLiteral("N")},
-        {QStringLiteral("repeat"), QStringLiteral("timed trials"), QStringLiteral("N")},
+        {QStringLiteral("repeat"), QStringLiteral("timed rounds (default 0: the judge's own count)"), QStringLiteral("N")},
         {QStringLiteral("no-stages"), QStringLiteral("stop after selecting the best (no grid/block/memory stages)")},
         {QStringLiteral("no-profile"), QStringLiteral("do not profile the analysed candidates with Nsight Compute")},
         {QStringLiteral("cassette"), QStringLiteral("replay the answers of this cassette"), QStringLiteral("FILE")},

@@ -5,6 +5,10 @@
 
 namespace kwb {
 
+/// The timed rounds a worker may run when none were asked for (EvalRequest::repeat 0).
+inline constexpr int AutoRoundsMin = 15;
+inline constexpr int AutoRoundsMax = 45;
+
 /// What to evaluate and how. Field names follow the worker protocol (core/eval/PROTOCOL.md).
 struct EvalRequest {
     QString taskFile; ///< the KernelBench task (.py), absolute or relative path
@@ -12,7 +16,9 @@ struct EvalRequest {
     QString device = QStringLiteral("auto"); ///< "auto", "cpu" or "cuda"
     int trials = 5; ///< correctness trials, fresh inputs each
     int warmup = 3;
-    int repeat = 20; ///< timed trials
+    /// Timed rounds; 0 (the default): the judge's own count, 20 on a GPU and on a CPU AutoRoundsMin to AutoRoundsMax
+    /// by the task's speed (kwb_worker/judge.py cpu_rounds: a tiny task's figure needs more rounds there).
+    int repeat = 0;
     double atol = 1e-4;
     double rtol = 1e-4;
     int seed = 42;

@@ -381,9 +381,10 @@ void Evaluator::onWorkerReady()
                     {QStringLiteral("scratch_dir"), scratch},
                     {QStringLiteral("device"), job.req.device},
                     {QStringLiteral("warmup"), job.req.warmup},
-                    {QStringLiteral("repeat"), job.req.repeat},
                     {QStringLiteral("seed"), job.req.seed},
                     {QStringLiteral("graph_baseline"), job.req.graphBaseline}};
+    if (job.req.repeat > 0)
+        req.insert(QStringLiteral("repeat"), job.req.repeat); // else the judge's own count (EvalRequest::repeat)
     if (job.kind == Job::Baseline) {
         job.cacheKey = cacheKeyFor(job, info);
         if (job.useCache) {

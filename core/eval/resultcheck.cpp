@@ -32,24 +32,40 @@ int fewestSamples(int repeat)
     return (repeat + 2) / 3;
 }
 
-/// A LatencyStats object: empty (samples 0) or `samples` positive, finite, ordered figures; where wantSamples is
-/// given, between fewestSamples(wantSamples) and wantSamples of them.
-QString checkStats(const QString &name, const QJsonValue &v, int wantSamples)
+/// The rounds a result may count: [least, most] (least -1: any). `repeat` as asked, or 0: the judge's own count,
+/// AutoRoundsMin to AutoRoundsMax rounds.
+struct Rounds {
+    int least = -1;
+    int most = -1;
+    QString asked;
+};
+
+Rounds roundsFor(int repeat)
+{
+    if (repeat > 0)
+        return {fewestSamples(repeat), repeat, QString::number(repeat)};
+    return {fewestSamples(AutoRoundsMin), AutoRoundsMax,
+            QStringLiteral("%1-%2 (the judge's count)").arg(AutoRoundsMin).arg(AutoRoundsMax)};
+}
+
+/// A LatencyStats object: empty (samples 0) or `samples` positive, finite, ordered figures; where `want` is
+/// given, between its least and most of them.
+QString checkStats(const QString &name, const QJsonValue &v, const Rounds &want)
 {
     if (v.isUndefined() || v.isNull())
-        return wantSamples > 0 ? name + QStringLiteral(" timings missing") : QString();
+        return want.least > 0 ? name + QStringLiteral(" timings missing") : QString();
     if (!v.isObject())
         return name + QStringLiteral(" timings are not an object");
     const QJsonObject o = v.toObject();
     const int n = o.value(QStringLiteral("samples")).toInt(-1);
     if (n < 0)
         return name + QStringLiteral(" samples missing");
-    if (wantSamples >= 0 && (n > wantSamples || n < fewestSamples(wantSamples)))
+    if (want.least >= 0 && (n > want.most || n < want.least))
         return QStringLiteral("%1 has %2 timed samples, %3 were asked for (at least %4 must count)")
             .arg(name)
             .arg(n)
-            .arg(wantSamples)
-            .arg(fewestSamples(wantSamples));
+            .arg(want.asked)
+            .arg(want.least);
     if (n == 0)
         return {};
     const double med = o.value(QStringLiteral("median_ms")).toDouble(-1);
@@ -93,11 +109,11 @@ QString refuseResult(const QJsonObject &r, const EvalRequest &req, bool baseline
     const bool ok = status == QLatin1String("ok");
     const bool baselines = baselineOnly || req.baselines;
     // An "ok" is a claim about every trial and every timed round asked for; nothing less is accepted.
-    const int rounds = ok ? req.repeat : -1;
-    if (QString why = checkStats(QStringLiteral("eager"), r.value(QStringLiteral("eager")), ok && baselines ? rounds : -1);
+    const Rounds rounds = ok ? roundsFor(req.repeat) : Rounds{};
+    if (QString why = checkStats(QStringLiteral("eager"), r.value(QStringLiteral("eager")), ok && baselines ? rounds : Rounds{});
         !why.isEmpty())
         return why;
-    if (QString why = checkStats(QStringLiteral("graph"), r.value(QStringLiteral("graph")), -1); !why.isEmpty())
+    if (QString why = checkStats(QStringLiteral("graph"), r.value(QStringLiteral("graph")), Rounds{}); !why.isEmpty())
         return why;
     if (baselineOnly)
         return {};

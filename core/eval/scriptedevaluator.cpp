@@ -192,7 +192,7 @@ EvalResult ScriptedEvaluator::answer(const EvalRequest &req, const QString &sour
     }
     const Rule &rule = m_rules.at(found);
     r = rule.result;
-    const int samples = std::max(1, req.repeat);
+    const int samples = req.repeat > 0 ? req.repeat : 20; // the judge's own count on a GPU
     if (r.correct()) {
         r.candidate = exact(r.candidate.medianMs, samples);
         r.trials = req.trials;
@@ -223,7 +223,7 @@ EvalResult ScriptedEvaluator::baselineResult(const EvalRequest &req) const
 {
     EvalResult r;
     r.status = EvalStatus::Ok;
-    const int samples = std::max(1, req.repeat);
+    const int samples = req.repeat > 0 ? req.repeat : 20; // the judge's own count on a GPU
     r.eager = exact(m_eager.medianMs, samples);
     if (req.graphBaseline)
         r.graph = exact(m_graph.medianMs, samples);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // `kwb tasks`, `kwb baseline`, `kwb eval`: exit codes and output of the built binary.
+#include "eval/evalrequest.h"
 #include "evaltestutil.h"
 
 #include <QJsonArray>
@@ -119,6 +120,30 @@ private Q_SLOTS:
         r = kwb(QStringList{QStringLiteral("eval"), task, data(QStringLiteral("ok.py")), QStringLiteral("--python"),
                             QStringLiteral("/nonexistent/python3")} + small());
         QCOMPARE(r.code, 4);
+    }
+
+    void judgesOwnRounds()
+    {
+        if (!workerPresent())
+            QSKIP("the worker is not there yet");
+        // Without --repeat the worker gets none and the judge counts its own rounds (on a CPU by the task's speed),
+        // which the host accepts; with --repeat it runs those.
+        const QString task = data(QStringLiteral("tiny_relu.py"));
+        const QStringList base{QStringLiteral("eval"), task, data(QStringLiteral("ok.py")), QStringLiteral("--device"),
+                               QStringLiteral("cpu"), QStringLiteral("--trials"), QStringLiteral("2"),
+                               QStringLiteral("--warmup"), QStringLiteral("1"), QStringLiteral("--json")};
+        Run r = kwb(base);
+        QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
+        QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(o.value(QStringLiteral("status")).toString(), QStringLiteral("ok"));
+        QVERIFY2(o.value(QStringLiteral("reason")).toString().contains(QStringLiteral("the judge's count")), qPrintable(r.out));
+        const int n = o.value(QStringLiteral("candidate")).toObject().value(QStringLiteral("samples")).toInt();
+        QVERIFY2(n >= kwb::AutoRoundsMin / 3 && n <= kwb::AutoRoundsMax, qPrintable(r.out));
+        r = kwb(base + QStringList{QStringLiteral("--repeat"), QStringLiteral("3")});
+        QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
+        o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QVERIFY2(!o.value(QStringLiteral("reason")).toString().contains(QStringLiteral("the judge's count")), qPrintable(r.out));
+        QVERIFY(o.value(QStringLiteral("candidate")).toObject().value(QStringLiteral("samples")).toInt() <= 3);
     }
 
     void baselineCached()

@@ -108,6 +108,27 @@ private Q_SLOTS:
         else
             QVERIFY2(got.contains(why), qPrintable(got));
     }
+    void judgesOwnCount()
+    {
+        // repeat 0: the worker runs its own count (AutoRoundsMin-AutoRoundsMax rounds on a CPU), and counts as few as a
+        // third of the fewest on a busy machine; nothing beyond the most.
+        EvalRequest q = req();
+        q.repeat = 0;
+        for (const int n : {AutoRoundsMin / 3, 20, AutoRoundsMax}) {
+            QJsonObject r = honest();
+            r["candidate"] = stats(n, 1.0);
+            r["eager"] = stats(n, 3.0);
+            const QString got = refuseResult(r, q, false);
+            QVERIFY2(got.isEmpty(), qPrintable(QString::number(n) + QStringLiteral(": ") + got));
+        }
+        for (const int n : {AutoRoundsMin / 3 - 1, AutoRoundsMax + 1}) {
+            QJsonObject r = honest();
+            r["candidate"] = stats(n, 1.0);
+            r["eager"] = stats(n, 3.0);
+            const QString got = refuseResult(r, q, false);
+            QVERIFY2(got.contains(QStringLiteral("the judge's count")), qPrintable(QString::number(n) + QStringLiteral(": ") + got));
+        }
+    }
     void baselineOnlyNeedsNoCandidate()
     {
         QJsonObject r = honest();

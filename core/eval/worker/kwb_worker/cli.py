@@ -204,7 +204,8 @@ def _serve_one(judge):
 def _common(p):
     p.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
     p.add_argument("--warmup", type=int, default=None, help="warm-up calls (default 3 on GPU, 1 on CPU)")
-    p.add_argument("--repeat", type=int, default=None, help="timed rounds (default 20 on GPU, 5 on CPU)")
+    p.add_argument("--repeat", type=int, default=None,
+                   help="timed rounds (default: the judge's count, 20 on a GPU, 15-45 on a CPU by the task's speed)")
     p.add_argument("--seed", type=int, default=42)
     p.add_argument("--no-graph", action="store_true", help="skip the CUDA-graph baseline")
     p.add_argument("--json", action="store_true", help="print the result object as JSON")

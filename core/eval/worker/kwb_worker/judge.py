@@ -1118,6 +1118,9 @@ class _Judge:
             # so a candidate must be fast in most of them to move it, and skipping its work in most rounds is caught
             # by one checked round of 15.
             repeat, every = more, False
+        if more:
+            self.notes.append("%d timed rounds (none were asked for: the judge's count on a CPU, by the task's speed)"
+                              % repeat)
         checked = set(range(repeat)) if every else set(_sysrand.sample(range(repeat), n_check))
         # Rounds beyond `repeat` (frames that another process delayed, see below) only where every round is checked:
         # a round the candidate could count on being unchecked would be one it could skip its work in.
