@@ -4,7 +4,8 @@
 # tasks/level1/{1_ReLU,2_Softmax,3_Matmul}, tasks/level2/1_Linear_GELU_Scale (Model renamed ModelNew) and of
 # tests/data/candidates/relu_correct.py, then per candidate min/median/max x eager and how many fell in 0.90-1.10,
 # and how many carried an error or critical flag or integrity.busy_machine. Prints figures; asserts nothing.
-# Usage: tests/bench/cpu_tiny_band.sh [N=10]
+# Usage: tests/bench/cpu_tiny_band.sh [N=10]; KWB_BAND_VIA=kwb: through the built `kwb eval` (build/app/cli/kwb, the
+# engine's path: its sandbox and a worker started per evaluation) instead of the worker's own CLI.
 set -uo pipefail
 n=${1:-10}
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -19,7 +20,11 @@ pairs=("level1/1_ReLU.py $tmp/own_1_ReLU.py" "level1/1_ReLU.py $root/tests/data/
 for i in $(seq 1 "$n"); do
     for pair in "${pairs[@]}"; do
         set -- $pair
-        "$py" "$root/core/eval/worker/kwb_worker.py" eval "$root/tasks/$1" "$2" --device cpu --json 2>/dev/null |
+        if [ "${KWB_BAND_VIA:-worker}" = kwb ]; then
+            KWB_PYTHON="$py" "$root/build/app/cli/kwb" eval "$root/tasks/$1" "$2" --device cpu --json 2>/dev/null
+        else
+            "$py" "$root/core/eval/worker/kwb_worker.py" eval "$root/tasks/$1" "$2" --device cpu --json 2>/dev/null
+        fi |
             "$py" -c '
 import json, os, sys
 r = json.load(sys.stdin)
