@@ -503,12 +503,54 @@ class _StubRunner:
     def widened(self):
         return None
 
+    def allowed_cpus(self):
+        return 1
+
 
 def _stub_judge():
     from types import SimpleNamespace
 
     return SimpleNamespace(ref_reachable=False, checks=SimpleNamespace(note_protocol=lambda w: None),
                            flusher=SimpleNamespace(flush=lambda: None), ctx=SimpleNamespace(phase="running"))
+
+
+def test_a_candidate_using_more_cpu_time_than_its_cpus_give_is_a_crash(monkeypatch):
+    # Red team 11: a hidden helper thread moved onto the other core for each call and back before the frame ends
+    # (the CPUs are checked after the frame) gained 1.6-1.8x. Its lane's CPU time during the frame exceeds what one CPU
+    # gives in that time; an honest one, however busy, cannot.
+    from types import SimpleNamespace
+
+    import torch
+
+    from kwb_worker import lane as lane_mod
+    from kwb_worker.failures import Failure
+
+    now, cpu = [0.0], [0.0]
+    monkeypatch.setattr(lane_mod.time, "perf_counter", lambda: now[0])
+    monkeypatch.setattr(lane_mod, "judge_waited_ms", lambda: 0.0)
+
+    def run(cores, device="cpu"):
+        class Runner(_StubRunner):
+            def request(self, msg, fds=()):
+                now[0] += 0.010  # 10 ms of calls, on `cores` CPUs at once
+                cpu[0] += 10.0 * cores
+                return {"ok": True, "ms": 10.0, "outs": {}, "segs": []}
+
+            def cpu_ms(self):
+                return cpu[0]
+
+        ln = lane_mod.Lane("candidate", Runner(), SimpleNamespace(size=1 << 20), torch.device(device), 2, 256, 256, 1,
+                           False, False, _stub_judge())
+        ln.fetch = lambda reply, bases, ends: {"layouts": [[] for _ in bases], "t": [0.0, 0.0]}
+        if device == "cuda":
+            monkeypatch.setattr(lane_mod.timing, "_synchronize", lambda: None)
+        return ln.frame(2, "timed calls 1", "running", 0, cpu=True)
+
+    assert run(1.0).ms == pytest.approx(10.0)  # one core, fully busy: fine
+    with pytest.raises(Failure) as e:
+        run(1.8)
+    assert e.value.status == "crash" and "CPUs beyond those it was given" in e.value.reason
+    assert run(1.8, "cuda").ms == pytest.approx(10.0)  # not on a GPU yet (its GPU check is owed)
 
 
 def test_on_a_cpu_the_frame_ends_with_the_runner_stopped_and_the_copy_after_it(monkeypatch):

@@ -36,6 +36,8 @@ from .runnerclient import RunnerGone, judge_waited_ms
 
 
 COPY_OUTSIDE = os.environ.get("KWB_CPU_COPY_INSIDE") != "1"  # Lane.frame: on a CPU, outputs copied after the frame
+# Lane.spread_check: CPU time in a frame beyond this share of the CPUs' time, and this much more (reading the clocks).
+SPREAD_SHARE, SPREAD_SLACK_MS = 1.1, 1.0
 PLACES = 64  # where a call's outputs may go: at least this many places (slot and shift), drawn after the calls
 CLOBBER = 0.5  # what a clobbered input slot holds after the delivery (Lane.frame)
 _sysrand = random.SystemRandom()
@@ -318,6 +320,22 @@ class Lane:
             raise Failure("crash", "the candidate's process reported its outputs malformed")
         return {"layouts": layouts, "t": [t, time.perf_counter()]}
 
+    def spread_check(self, cpu_ms, wall_ms):
+        """On a CPU, the candidate's lane may not use more CPU time during a frame than its CPUs give in that time
+        (`cpu_ms` read with the runner stopped before and after, `wall_ms` the time between the two reads): the
+        runner's CPUs are checked after each frame, not enforced, and a blind red team's candidate moved a hidden
+        helper thread (_thread, not in threading.enumerate()) onto the other core at every call and back before
+        returning: 3_Matmul at 1.82x and 1.72x, Linear_GELU at 1.62x, clean (redteam11/cheat_twocore_*). A process
+        cannot run longer than its CPUs in any stretch of time, so an honest candidate is never near the bound; a
+        description where it is exceeded, or "". Not on a GPU yet (its check is owed)."""
+        if self.cuda:
+            return ""
+        allowed = self.runner.allowed_cpus()
+        if cpu_ms <= allowed * wall_ms * SPREAD_SHARE + SPREAD_SLACK_MS:
+            return ""
+        return "its processes used %.2f ms of CPU time in %.2f ms on %d CPU(s): they ran on CPUs beyond those it " \
+               "was given" % (cpu_ms, wall_ms, allowed)
+
     # ---- the frame -------------------------------------------------------------------------------------------
     def frame(self, n, what, phase, seed, mode="model", out_set=0, reseed=False, check_side=False, peak=False,
               dry_out=None, cpu=False, slots=None, clobber=False):
@@ -346,6 +364,7 @@ class Lane:
             timing._synchronize()
         cpu_stopped = None
         own = not self.cuda  # on a CPU the frame's run delay is read less what the lane's own threads took (own_wait)
+        w_before = time.perf_counter()  # (the CPU time's bracket: spread_check)
         before = self.runner.cpu_ms() if cpu or own else None
         if cpu and before is not None and self.m_lastCpu is not None:
             cpu_stopped = before - self.m_lastCpu
@@ -386,6 +405,7 @@ class Lane:
                 # eager's frames read ~0.5 ms of delay against the candidate's ~4 ms for the same wait: own copies of
                 # 1_ReLU at 1.15-1.75x).
                 after = self.runner.cpu_ms()
+                w_after = time.perf_counter()
             if self.trusted:
                 delivered = self.ask({"cmd": "deliver", "bases": bases})
                 if outside:
@@ -408,11 +428,13 @@ class Lane:
             max(0.0, lane_w1 - lane_w0) + max(0.0, judge_w1 - judge_w0)
         if not outside:
             after = self.runner.cpu_ms() if cpu or own else None
+            w_after = time.perf_counter()
         if own and waited is not None:
             others = None if None in (before, after, main0, main1) else (after - before) - (main1 - main0)
             waited = own_wait(waited, others)
         if not self.trusted:
-            why = self.runner.widened()
+            why = self.runner.widened() or (self.spread_check(after - before, (w_after - w_before) * 1000.0)
+                                            if None not in (before, after) else "")
             if why:
                 self.m_judge.checks.note_protocol(why)
                 raise Failure("crash", "the candidate's process left the CPUs the judge gave it: " + why)

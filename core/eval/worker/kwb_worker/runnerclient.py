@@ -610,6 +610,11 @@ class RunnerClient:
             return "cgroup"
         return "process clocks"
 
+    def allowed_cpus(self):
+        """How many CPUs the candidate's processes may use at once: those it was pinned to, else its affinity's."""
+        cpus = getattr(self, "m_cpus", None)
+        return len(cpus) if cpus and getattr(self, "m_pinned", False) else self.cpus()
+
     def cpus(self):
         """How many CPUs the candidate's process may run on at once."""
         try:
