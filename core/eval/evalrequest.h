@@ -5,7 +5,9 @@
 
 namespace kwb {
 
-/// The timed rounds a worker may run when none were asked for (EvalRequest::repeat 0).
+/// The timed rounds a worker may run when none were asked for (EvalRequest::repeat 0): on a GPU AutoRoundsGpu, on
+/// a CPU AutoRoundsMin to AutoRoundsMax.
+inline constexpr int AutoRoundsGpu = 20;
 inline constexpr int AutoRoundsMin = 15;
 inline constexpr int AutoRoundsMax = 45;
 

@@ -40,6 +40,12 @@ QString head(const QString &code)
 
 bool positive(const QJsonValue &v) { return v.isDouble() && std::isfinite(v.toDouble()) && v.toDouble() > 0; }
 
+/// The samples a scripted figure counts: the rounds asked for, or the judge's own count on a GPU.
+int samplesFor(const EvalRequest &req)
+{
+    return req.repeat > 0 ? req.repeat : AutoRoundsGpu;
+}
+
 } // namespace
 
 ScriptedEvaluator::ScriptedEvaluator(QObject *parent) : EvalBackend(parent)
@@ -192,7 +198,7 @@ EvalResult ScriptedEvaluator::answer(const EvalRequest &req, const QString &sour
     }
     const Rule &rule = m_rules.at(found);
     r = rule.result;
-    const int samples = req.repeat > 0 ? req.repeat : 20; // the judge's own count on a GPU
+    const int samples = samplesFor(req);
     if (r.correct()) {
         r.candidate = exact(r.candidate.medianMs, samples);
         r.trials = req.trials;
@@ -223,7 +229,7 @@ EvalResult ScriptedEvaluator::baselineResult(const EvalRequest &req) const
 {
     EvalResult r;
     r.status = EvalStatus::Ok;
-    const int samples = req.repeat > 0 ? req.repeat : 20; // the judge's own count on a GPU
+    const int samples = samplesFor(req);
     r.eager = exact(m_eager.medianMs, samples);
     if (req.graphBaseline)
         r.graph = exact(m_graph.medianMs, samples);

@@ -514,14 +514,22 @@ def _stub_judge():
                            flusher=SimpleNamespace(flush=lambda: None), ctx=SimpleNamespace(phase="running"))
 
 
-def test_a_candidate_using_more_cpu_time_than_its_cpus_give_is_a_crash(monkeypatch):
-    # Red team 11: a hidden helper thread moved onto the other core for each call and back before the frame ends
-    # (the CPUs are checked after the frame) gained 1.6-1.8x. Its lane's CPU time during the frame exceeds what one CPU
-    # gives in that time; an honest one, however busy, cannot.
+def _stub_lane(runner, device="cpu", trusted=False, out_sets=1, name="x"):
+    """A Lane of 2 input slots of 256 bytes in and out, on `runner`, beside a stub judge."""
     from types import SimpleNamespace
 
     import torch
 
+    from kwb_worker import lane as lane_mod
+
+    return lane_mod.Lane(name, runner, SimpleNamespace(size=1 << 20), torch.device(device), 2, 256, 256, out_sets,
+                         False, trusted, _stub_judge())
+
+
+def test_a_candidate_using_more_cpu_time_than_its_cpus_give_is_a_crash(monkeypatch):
+    # Red team 11: a hidden helper thread moved onto the other core for each call and back before the frame ends
+    # (the CPUs are checked after the frame) gained 1.6-1.8x. Its lane's CPU time during the frame exceeds what one CPU
+    # gives in that time; an honest one, however busy, cannot.
     from kwb_worker import lane as lane_mod
     from kwb_worker.failures import Failure
 
@@ -539,8 +547,7 @@ def test_a_candidate_using_more_cpu_time_than_its_cpus_give_is_a_crash(monkeypat
             def cpu_ms(self):
                 return cpu[0]
 
-        ln = lane_mod.Lane("candidate", Runner(), SimpleNamespace(size=1 << 20), torch.device(device), 2, 256, 256, 1,
-                           False, False, _stub_judge())
+        ln = _stub_lane(Runner(), device, name="candidate")
         ln.fetch = lambda reply, bases, ends: {"layouts": [[] for _ in bases], "t": [0.0, 0.0]}
         if device == "cuda":
             monkeypatch.setattr(lane_mod.timing, "_synchronize", lambda: None)
@@ -558,10 +565,6 @@ def test_on_a_cpu_the_frame_ends_with_the_runner_stopped_and_the_copy_after_it(m
     # the frame their noise was the figure's. The frame ends once the runner is stopped; the copy (the judge's on the
     # candidate's lane, the runner's own delivery on the reference's) comes after, the runner stopped. On a GPU the
     # copy stays inside. A clock that moves only when the runner answers and when outputs are copied tells which.
-    from types import SimpleNamespace
-
-    import torch
-
     from kwb_worker import lane as lane_mod
 
     now = [0.0]
@@ -584,9 +587,7 @@ def test_on_a_cpu_the_frame_ends_with_the_runner_stopped_and_the_copy_after_it(m
 
     def frame(device, trusted):
         events.clear()
-        arena = SimpleNamespace(size=1 << 20)
-        judge = _stub_judge()
-        ln = lane_mod.Lane("x", Runner(), arena, torch.device(device), 2, 256, 256, 1, False, trusted, judge)
+        ln = _stub_lane(Runner(), device, trusted)
         ln.fetch = lambda reply, bases, ends: (now.__setitem__(0, now[0] + 0.050), events.append("copy"),
                                                {"layouts": [[] for _ in bases], "t": [0.0, 0.0]})[-1]
         if device == "cuda":
@@ -607,10 +608,6 @@ def test_on_a_cpu_the_reference_lanes_delivery_after_its_frame_is_not_taken_off_
     # On a CPU the reference's runner delivers after its frame: read after that delivery, its copying counted as
     # "other threads" and came off eager's delay (beside two CPU-bound processes ~0.5 ms read against the candidate's
     # ~4 ms for the same wait: own copies of 1_ReLU at 1.05-1.54x; 0.84-1.03x read at the frame's end).
-    from types import SimpleNamespace
-
-    import torch
-
     from kwb_worker import lane as lane_mod
 
     monkeypatch.setattr(lane_mod, "judge_waited_ms", lambda: 0.0)
@@ -633,9 +630,7 @@ def test_on_a_cpu_the_reference_lanes_delivery_after_its_frame_is_not_taken_off_
         def main_schedstat_ms(self):
             return state["main"], state["delay"]
 
-    judge = _stub_judge()
-    ln = lane_mod.Lane("reference", Runner(), SimpleNamespace(size=1 << 20), torch.device("cpu"), 2, 256, 256, 2,
-                       False, True, judge)
+    ln = _stub_lane(Runner(), trusted=True, out_sets=2, name="reference")
     f = ln.frame(2, "timed calls 1", "running", 0)
     assert f.waited == pytest.approx(3.0)
 

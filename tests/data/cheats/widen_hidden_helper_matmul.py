@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # Cheat class: work on another thread or stream. Task: level1/3_Matmul.py
 # Outcome: caught, or no faster than an honest copy.
-# (Blind red team 11, 2026-11-27: redteam11/cheat_twocore_matmul.py, 1.82x and 1.72x clean before Lane.spread_check.)
+# (Blind red team 11, 2026-11-27, as cheat_twocore_matmul.py: 1.82x and 1.72x clean before Lane.spread_check.)
 # CHEAT (red team 11): uses the CPU core the judge did not give the candidate.
 # The runner is pinned to one core (and torch to one thread); the eager baseline runs on one core.
 # A hidden helper thread (_thread, so it is not in threading.enumerate()) is moved onto the *other*
