@@ -95,6 +95,18 @@ def _runner_cpus():
     return _cpus[0]
 
 
+def _cooler(on_gpu):
+    """KWB_X_COOL=1 (an experiment, GPU only): a Cooler for the runners' core (KWB_X_COOL_MB: its buffer)."""
+    if not on_gpu or os.environ.get("KWB_X_COOL") != "1" or not _runner_cpus():
+        return None
+    from .cooler import Cooler
+
+    mb = os.environ.get("KWB_X_COOL_MB")
+    c = Cooler(_runner_cpus(), int(float(mb) * (1 << 20)) if mb else None)
+    log("the runners' core %s is cooled before each frame (%.1f MiB written)" % (_runner_cpus(), c.nbytes / 2 ** 20))
+    return c
+
+
 def keep_apart():
     """The judge's thread off its runners' core where it has another: the two take turns (the judge writes, thaws,
     waits; the runner calls, answers), and on one core each of them waited for the other while it was runnable,
@@ -387,6 +399,7 @@ class _Judge:
         self.ref_reachable = False  # the candidate's process runs as the judge's user and is loaded: it could
         self.device_draws = True
         self.flusher = timing.L2Flusher(ctx.device) if self.on_gpu else None
+        self.cooler = _cooler(self.on_gpu)  # the runners' core made cold before each frame (cooler.py), or None
         self.m_tick = torch.zeros(1, device=ctx.device) if self.on_gpu else None
         self.m_t, self.m_stages = time.time(), []
 
@@ -919,6 +932,11 @@ class _Judge:
         fwd = _fwd_seed(self.ctx, 0)
         rest = [n for n in names if not (self.big and n == "dry")]
         _sysrand.shuffle(rest)
+        if os.environ.get("KWB_X_ORDER") == "cold":
+            # (an experiment) eager right after the candidate's lane's frame, which follows one of the reference's
+            last = [n for n in ("candidate", "dry_cand") if n in rest][:1] + (["eager"] if "eager" in rest else [])
+            if len(last) == 2:
+                rest = [n for n in rest if n not in last] + last
         order = (["dry"] if len(rest) < len(names) else []) + rest
         frames, idle = {}, {}
         for name in order:
@@ -970,6 +988,7 @@ class _Judge:
                 self.first_round_checks(sets, frames)
             if i < WARM_ROUNDS[self.on_gpu]:
                 continue
+            got.setdefault("order", []).append(list(frames))  # the frames' order (KWB_FRAMES_DUMP)
             for name, f in frames.items():
                 got[name].append(f.ms)
                 got["phases"].setdefault(name, []).append(f.phases)
@@ -1148,6 +1167,7 @@ class _Judge:
             frames, idle = self.round_frames(i, names, sets, what, "running")
             self.checks.note_idle(idle["candidate"])
             if rnd > 0:
+                got.setdefault("order", []).append(list(frames))  # the frames' order (KWB_FRAMES_DUMP)
                 for name, f in frames.items():
                     got["phases"].setdefault(name, []).append(f.phases)
                     got[name].append(f.ms)

@@ -362,6 +362,8 @@ class Lane:
             timing._synchronize()
             self.m_judge.flusher.flush()
             timing._synchronize()
+        if getattr(self.m_judge, "cooler", None) is not None:
+            self.m_judge.cooler.cool()
         cpu_stopped = None
         own = not self.cuda  # on a CPU the frame's run delay is read less what the lane's own threads took (own_wait)
         w_before = time.perf_counter()  # (the CPU time's bracket: spread_check)
