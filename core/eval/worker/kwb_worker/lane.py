@@ -61,7 +61,7 @@ def _shifted(layout, delta):
     return [dict(e, off=e["off"] + delta) if "off" in e else e for e in layout]
 
 
-def _phases(t0, bt, t_back, dt, t_clob, t1):
+def _phases(t0, bt, t_back, dt, t_clob, t1, tc=None):
     """A frame's time by phase (ms): to the runner's receipt of the batch (the thaw, the wake-up), the runner's
     batch, back to the judge, to the start of the delivery, the delivery (the runner's, or the judge's copy), back
     to the judge, the judge's overwrite of a slot. From the runner's stamps (its monotonic clock, the judge's): a
@@ -72,7 +72,10 @@ def _phases(t0, bt, t_back, dt, t_clob, t1):
         marks = [t0, float(b0), float(b1), t_back, float(d0), float(d1), t_clob, t1]
         if not all(math.isfinite(m) for m in marks):
             return None
-        return [round((b - a) * 1000.0, 4) for a, b in zip(marks, marks[1:])]
+        out = [round((b - a) * 1000.0, 4) for a, b in zip(marks, marks[1:])]
+        if tc is not None and math.isfinite(float(tc)):
+            out.append(round((marks[2] - float(tc)) * 1000.0, 4))  # of the batch: after its calls (its report)
+        return out
     except Exception:
         return None
 
@@ -465,5 +468,5 @@ class Lane:
         except (OverflowError, ValueError):
             p = -1
         frame = Frame((t1 - t0) * 1000.0, float(claim), layouts, p, cpu_stopped, bases, ends, victim, waited)
-        frame.phases = _phases(t0, reply.get("t"), t_back, delivered.get("t"), t_clob, t1)
+        frame.phases = _phases(t0, reply.get("t"), t_back, delivered.get("t"), t_clob, t1, reply.get("tc"))
         return frame

@@ -317,7 +317,7 @@ class Runner:
                     "%s: output changed after a device-wide synchronize; it was not complete when the current "
                     "stream was" % msg.get("what", "call"))
         self._note_tf32()
-        reply = {"ok": True, "ms": ms, "peak": peak}
+        reply = {"ok": True, "ms": ms, "peak": peak, "tc": time.perf_counter()}  # calls done (KWB_FRAMES_DUMP)
         if msg.get("report"):
             # The candidate's lane: no delivery of its own; where the outputs lie, for the judge to copy them
             # (handoff.py). They stay alive, with any plain copies made for it, until the next batch.
