@@ -402,9 +402,13 @@ class _Judge:
         self.cooler = _cooler(self.on_gpu)  # the runners' core made cold before each frame (cooler.py), or None
         self.m_tick = torch.zeros(1, device=ctx.device) if self.on_gpu else None
         self.m_t, self.m_stages = time.time(), []
+        self.m_threads = {}  # stage -> lane -> RunnerClient.thread_stats() (KWB_FRAMES_DUMP)
 
     def stage(self, name):
-        """Where the evaluation's time goes (logged at the end)."""
+        """Where the evaluation's time goes (logged at the end); with KWB_FRAMES_DUMP, the runners' threads then."""
+        if name and os.environ.get("KWB_FRAMES_DUMP"):
+            self.m_threads[name] = {lane.name: lane.runner.thread_stats() for lane in (self.ref, self.cand)
+                                    if lane is not None}
         now = time.time()
         if name:
             self.m_stages.append((name, now - self.m_t))
@@ -1335,7 +1339,10 @@ class _Judge:
 
             with open(os.environ["KWB_FRAMES_DUMP"], "a") as f:
                 f.write(json.dumps({"task": self.req.get("task_file"), "candidate": self.req.get("candidate_file"),
-                                    "K": K, "clean": clean, "timed": got, "plumbing": [p_ref, p_cand]}) + "\n")
+                                    "K": K, "clean": clean, "timed": got, "plumbing": [p_ref, p_cand],
+                                    "threads": dict(self.m_threads, timed={
+                                        lane.name: lane.runner.thread_stats() for lane in (self.ref, self.cand)})})
+                        + "\n")
         clean_calls = {n: per_call(clean[n], p_ref, K) for n in ("eager", "graph") if clean.get(n)}
         wanted = self.req.get("baselines", True) is not False
         beside = {}

@@ -425,6 +425,24 @@ class RunnerClient:
         except OSError:
             return []
 
+    def thread_stats(self):
+        """Every process of the runner's and each of its threads: [pid, tid, name, CPU ms, run delay ms, CPUs], for
+        KWB_FRAMES_DUMP only (where the lanes' time goes)."""
+        out = []
+        for pid in self._processes():
+            for tid in self._threads(pid):
+                d = "/proc/%d/task/%d/" % (pid, tid)
+                try:
+                    with open(d + "comm") as f:
+                        name = f.read().strip()
+                    got = _schedstat_fields_ns(d + "schedstat") or (0, 0)
+                    cpus = sorted(os.sched_getaffinity(tid))
+                except OSError:
+                    continue
+                out.append([pid, tid, name, round(got[0] / 1e6, 3), round(got[1] / 1e6, 3),
+                            "%d-%d" % (cpus[0], cpus[-1]) if len(cpus) > 2 else cpus])
+        return out
+
     def main_schedstat_ms(self):
         """(CPU time, run delay) of the runner's main thread (the one that makes the calls and answers), in ms, from
         one read of its schedstat: the run delay is how long it was runnable but waiting for a CPU; what the lane's
