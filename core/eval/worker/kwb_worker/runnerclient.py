@@ -325,6 +325,10 @@ class RunnerClient:
         # Idle OpenMP threads sleep instead of spinning, here as in the judge: their spinning after a parallel
         # region would be CPU time of the candidate's that its calls do not account for (judge.py).
         env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+        if cpus and os.environ.get("KWB_X_OMP") == "1":
+            # (an experiment) no pool of idle threads: on a GPU host each runner had 31 (one a core, all pinned on
+            # the runner's one core), every one of them woken by each thaw: ~0.25 ms of that core's time a frame
+            env["OMP_NUM_THREADS"] = env["MKL_NUM_THREADS"] = str(len(cpus))
         for key, sub in (("HOME", ""), ("TRITON_CACHE_DIR", ".triton"), ("TORCH_EXTENSIONS_DIR", ".torch_extensions"),
                          ("XDG_CACHE_HOME", ".cache"), ("TMPDIR", "tmp")):
             env[key] = os.path.join(self.m_home, sub) if sub else self.m_home
