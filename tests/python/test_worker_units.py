@@ -268,6 +268,41 @@ def test_the_candidate_lane_carries_the_lanes_offset_measured_before_its_import(
     assert judge.lane_offset({"dry": dry, "dry_cand": steady, "waits": noisy}) == 0.0  # no quiet pair: none
 
 
+def test_the_offset_experiment_applies_the_median_whatever_the_signs(monkeypatch):
+    # KWB_X_OFFSET=N (the next session's A/B): pairs whose signs agree in fewer than 3 of 4 still give their median,
+    # bounded as before; unset, they give none. (On the GPU, 20 of 24 refusals came out under 0.95x.)
+    from kwb_worker import judge
+
+    dry = [4.0] * 8
+    cand = [d + x for d, x in zip(dry, [0.3, -0.1, 0.35, 0.3, -0.05, 0.25, -0.2, 0.3])]  # 5 of 8 agree
+    assert judge.lane_offset({"dry": dry, "dry_cand": cand}) == 0.0
+    monkeypatch.setenv("KWB_X_OFFSET", "30")
+    assert judge.lane_offset({"dry": dry, "dry_cand": cand}) == pytest.approx(0.275)
+    assert judge.lane_offset({"dry": dry, "dry_cand": [d + 9.0 for d in dry]}) == pytest.approx(
+        judge.LANE_OFFSET_BOUND * 4.0)
+    assert judge.lane_offset({"dry": dry[:2], "dry_cand": cand[:2]}) == 0.0  # too few pairs: still none
+
+
+def test_the_runners_omp_experiment_leaves_no_pool_of_idle_threads(monkeypatch):
+    # KWB_X_OMP=1: a runner pinned to its CPUs gets OMP_NUM_THREADS (and MKL's) = their number, so that `import torch`
+    # starts no pool of one thread a core (31 a runner on the GPU hosts, each woken by every thaw).
+    import os
+
+    from kwb_worker.runnerclient import RunnerClient
+
+    monkeypatch.setenv("KWB_X_OMP", "1")
+    monkeypatch.setenv("KWB_NO_CGROUP_FREEZER", "1")
+    cpu = sorted(os.sched_getaffinity(0))[0]
+    r = RunnerClient().start(uid=None, role="reference", cpus=[cpu])
+    try:
+        r.wait_ready()
+        with open("/proc/%d/environ" % r.m_proc.pid, "rb") as f:
+            env = dict(e.split(b"=", 1) for e in f.read().split(b"\0") if b"=" in e)
+        assert env[b"OMP_NUM_THREADS"] == b"1" and env[b"MKL_NUM_THREADS"] == b"1"
+    finally:
+        r.kill()
+
+
 def test_the_counted_frames_are_those_no_other_process_delayed():
     # A frame whose judge and runner waited for a CPU (the kernel's run delay) is not counted while enough others
     # did not wait; chosen by the wait, never by the frame's length. Every kind counts as many quiet frames as the
@@ -647,3 +682,29 @@ def test_a_cpu_evaluation_times_enough_rounds_to_fill_a_second():
     mid = {"eager": [16.0] * 3, "dry": [0.5] * 3, "dry_cand": [0.5] * 3}
     assert judge.cpu_rounds(mid) == 31  # 1000 ms over 33 ms rounds
     assert judge.cpu_rounds({}) == judge.CPU_ROUNDS_MIN
+
+
+def test_the_judge_polls_for_an_answer_then_waits_within_the_same_limit():
+    """Wire.recv(spin=): the judge's end polls the channel without sleeping for `spin` seconds (KWB_X_SPIN, so that no
+    idle core has to wake when the answer of a long frame comes), then waits as before; the limit is the whole wait."""
+    import socket
+    import threading
+
+    from kwb_worker.wire import Wire
+
+    a, b = socket.socketpair()
+    judge_end, runner_end = Wire(a, accept_fds=False), Wire(b)
+    try:
+        for delay, spin in ((0.02, 0.5), (0.25, 0.05)):  # answered while polling; answered after it
+            t = threading.Timer(delay, runner_end.send, args=({"ok": True, "after": delay},))
+            t.start()
+            assert judge_end.recv(5.0, spin=spin) == {"ok": True, "after": delay}
+            t.join()
+        runner_end.send({"ok": True, "n": 1})
+        runner_end.send({"ok": True, "n": 2})  # two messages in one read: the second waits in the buffer
+        assert judge_end.recv(1.0, spin=0.1)["n"] == 1 and judge_end.recv(1.0, spin=0.1)["n"] == 2
+        with pytest.raises(socket.timeout):
+            judge_end.recv(0.3, spin=0.1)  # nothing comes: the limit holds, polling included
+    finally:
+        judge_end.close()
+        runner_end.close()

@@ -95,16 +95,34 @@ def _runner_cpus():
     return _cpus[0]
 
 
-def _cooler(on_gpu):
-    """KWB_X_COOL=1 (an experiment, GPU only): a Cooler for the runners' core (KWB_X_COOL_MB: its buffer)."""
-    if not on_gpu or os.environ.get("KWB_X_COOL") != "1" or not _runner_cpus():
-        return None
-    from .cooler import Cooler
+def _x_offset_pairs():
+    """KWB_X_OFFSET=N (an experiment): the lanes' offset from N pairs of frames, its median applied whatever the pairs'
+    signs (bounded as before); 0 when unset."""
+    try:
+        return max(0, int(os.environ.get("KWB_X_OFFSET", "0")))
+    except ValueError:
+        return 0
 
-    mb = os.environ.get("KWB_X_COOL_MB")
-    c = Cooler(_runner_cpus(), int(float(mb) * (1 << 20)) if mb else None)
-    log("the runners' core %s is cooled before each frame (%.1f MiB written)" % (_runner_cpus(), c.nbytes / 2 ** 20))
-    return c
+
+SPIN_S = 0.2  # KWB_X_SPIN: how long the judge polls for a runner's answer before it waits as usual
+_latency = []  # KWB_X_DMALAT: the open /dev/cpu_dma_latency that keeps every core out of deep idle states
+
+
+def hold_low_latency():
+    """(An experiment, KWB_X_DMALAT=1 on a GPU) asks the kernel for no idle state slower to leave than 0 us, for as
+    long as this process lives: a core that slept through a long frame took ~0.1 ms to wake."""
+    if _latency or os.environ.get("KWB_X_DMALAT") != "1":
+        return
+    try:
+        import struct
+
+        fd = os.open("/dev/cpu_dma_latency", os.O_WRONLY)
+        os.write(fd, struct.pack("i", 0))
+        _latency.append(fd)
+        log("/dev/cpu_dma_latency held at 0 us")
+    except OSError as e:
+        _latency.append(-1)
+        log("no /dev/cpu_dma_latency: %s" % e)
 
 
 def keep_apart():
@@ -252,6 +270,8 @@ def run_eval(req, phase, baseline_only=False):
         checks = JudgeChecks(on_gpu)
         judge = _Judge(ctx, req, res, checks, baseline_only)
         keep_apart()
+        if on_gpu:
+            hold_low_latency()
         judge.run()
     except Failure as f:
         res["status"], res["reason"] = f.status, f.reason
@@ -372,7 +392,9 @@ def lane_offset(clean, plumbing=None):
     if len(pairs) < 3:
         return 0.0
     mid = statistics.median(pairs)
-    if mid == 0 or sum(1 for x in pairs if x * mid > 0) < LANE_OFFSET_AGREE * len(pairs):
+    if _x_offset_pairs():
+        pass  # (an experiment, KWB_X_OFFSET) the median always, bounded: measured before any candidate code exists
+    elif mid == 0 or sum(1 for x in pairs if x * mid > 0) < LANE_OFFSET_AGREE * len(pairs):
         return 0.0
     bound = LANE_OFFSET_BOUND * (min(dry) if plumbing is None else plumbing)
     return max(-bound, min(bound, mid))
@@ -399,7 +421,6 @@ class _Judge:
         self.ref_reachable = False  # the candidate's process runs as the judge's user and is loaded: it could
         self.device_draws = True
         self.flusher = timing.L2Flusher(ctx.device) if self.on_gpu else None
-        self.cooler = _cooler(self.on_gpu)  # the runners' core made cold before each frame (cooler.py), or None
         self.m_tick = torch.zeros(1, device=ctx.device) if self.on_gpu else None
         self.m_t, self.m_stages = time.time(), []
         self.m_threads = {}  # stage -> lane -> RunnerClient.thread_stats() (KWB_FRAMES_DUMP)
@@ -869,6 +890,8 @@ class _Judge:
             lane.open()
             lane.pause()
             lane.runner.pin()
+            if self.on_gpu and os.environ.get("KWB_X_SPIN") == "1":
+                lane.runner.m_spin = SPIN_S  # (an experiment) the judge polls for each answer instead of sleeping
 
     # ---- rounds ---------------------------------------------------------------------------------------
     def draws(self, n):
@@ -936,11 +959,6 @@ class _Judge:
         fwd = _fwd_seed(self.ctx, 0)
         rest = [n for n in names if not (self.big and n == "dry")]
         _sysrand.shuffle(rest)
-        if os.environ.get("KWB_X_ORDER") == "cold":
-            # (an experiment) eager right after the candidate's lane's frame, which follows one of the reference's
-            last = [n for n in ("candidate", "dry_cand") if n in rest][:1] + (["eager"] if "eager" in rest else [])
-            if len(last) == 2:
-                rest = [n for n in rest if n not in last] + last
         order = (["dry"] if len(rest) < len(names) else []) + rest
         frames, idle = {}, {}
         for name in order:
@@ -1002,6 +1020,14 @@ class _Judge:
             got["claim"].append(frames["eager"].claim)
             if "dry_cand" in frames:
                 got["cpu_cand"].append(frames["dry_cand"].cpu_stopped)
+        pair = ["bare", "bare_cand"] if self.big else ["dry", "dry_cand"]
+        for i in range(_x_offset_pairs() - n if self.cand is not None and not self.baseline_only else 0):
+            # (an experiment, KWB_X_OFFSET=N) the lanes' offset from N pairs of frames rather than one a clean round
+            frames, _ = self.round_frames(i, pair, sets, "clean round", phase)
+            for name, f in frames.items():
+                got[name].append(f.ms)
+                got["phases"].setdefault(name, []).append(f.phases)
+                got["waits"].setdefault(name, []).append(self.wait_of(f))
         if self.big and self.graph:
             got["graph"] = self.graph_block(big_first if big_first is not None else sets[0], "clean")
         got["plumbing"] = min(got["dry"])

@@ -61,7 +61,7 @@ def _shifted(layout, delta):
     return [dict(e, off=e["off"] + delta) if "off" in e else e for e in layout]
 
 
-def _phases(t0, bt, t_back, dt, t_clob, t1, tc=None):
+def _phases(t0, bt, t_back, dt, t_clob, t1, inner=None):
     """A frame's time by phase (ms): to the runner's receipt of the batch (the thaw, the wake-up), the runner's
     batch, back to the judge, to the start of the delivery, the delivery (the runner's, or the judge's copy), back
     to the judge, the judge's overwrite of a slot. From the runner's stamps (its monotonic clock, the judge's): a
@@ -73,8 +73,12 @@ def _phases(t0, bt, t_back, dt, t_clob, t1, tc=None):
         if not all(math.isfinite(m) for m in marks):
             return None
         out = [round((b - a) * 1000.0, 4) for a, b in zip(marks, marks[1:])]
-        if tc is not None and math.isfinite(float(tc)):
-            out.append(round((marks[2] - float(tc)) * 1000.0, 4))  # of the batch: after its calls (its report)
+        if isinstance(inner, list) and len(inner) == 3:
+            # the batch's own parts: before its calls, the calls (the runner's clock span), the wait for the device
+            # after them, its report (the candidate's lane)
+            m = [marks[1]] + [float(x) for x in inner] + [marks[2]]
+            if all(math.isfinite(x) for x in m):
+                out += [round((b - a) * 1000.0, 4) for a, b in zip(m, m[1:])]
         return out
     except Exception:
         return None
@@ -365,8 +369,6 @@ class Lane:
             timing._synchronize()
             self.m_judge.flusher.flush()
             timing._synchronize()
-        if getattr(self.m_judge, "cooler", None) is not None:
-            self.m_judge.cooler.cool()
         cpu_stopped = None
         own = not self.cuda  # on a CPU the frame's run delay is read less what the lane's own threads took (own_wait)
         w_before = time.perf_counter()  # (the CPU time's bracket: spread_check)
@@ -468,5 +470,5 @@ class Lane:
         except (OverflowError, ValueError):
             p = -1
         frame = Frame((t1 - t0) * 1000.0, float(claim), layouts, p, cpu_stopped, bases, ends, victim, waited)
-        frame.phases = _phases(t0, reply.get("t"), t_back, delivered.get("t"), t_clob, t1, reply.get("tc"))
+        frame.phases = _phases(t0, reply.get("t"), t_back, delivered.get("t"), t_clob, t1, reply.get("ts"))
         return frame

@@ -281,7 +281,9 @@ class Runner:
             seed_all(seed)
             if mode == "graph":
                 g, _, outs = self.m_graph
+                t_a = time.perf_counter()
                 ms, _ = self.m_clock.span(g.replay)
+                t_b = time.perf_counter()
                 flats = outs
             else:
                 made = []
@@ -298,7 +300,9 @@ class Runner:
                             made.append(flatten(model(*chain.args(inputs[k], k, prev))))
                             prev = chain.source(made[-1])
 
+                t_a = time.perf_counter()
                 ms, _ = self.m_clock.span(calls, flush=False)
+                t_b = time.perf_counter()
                 flats = made
                 if mode == "dry" and cuda:
                     # One kernel of this runner's in a dry batch, as every real batch has: the GPU then switches to
@@ -317,7 +321,8 @@ class Runner:
                     "%s: output changed after a device-wide synchronize; it was not complete when the current "
                     "stream was" % msg.get("what", "call"))
         self._note_tf32()
-        reply = {"ok": True, "ms": ms, "peak": peak, "tc": time.perf_counter()}  # calls done (KWB_FRAMES_DUMP)
+        # When the calls began and ended and the device was waited for (KWB_FRAMES_DUMP: where a frame's time went)
+        reply = {"ok": True, "ms": ms, "peak": peak, "ts": [t_a, t_b, time.perf_counter()]}
         if msg.get("report"):
             # The candidate's lane: no delivery of its own; where the outputs lie, for the judge to copy them
             # (handoff.py). They stay alive, with any plain copies made for it, until the next batch.

@@ -540,7 +540,7 @@ class RunnerClient:
 
     def _recv(self, limit):
         try:
-            reply = self.m_wire.recv(limit)
+            reply = self.m_wire.recv(limit, spin=getattr(self, "m_spin", 0.0))
         except socket.timeout:
             raise RunnerGone("no answer within %.0f s" % limit)
         except WireError as e:
