@@ -303,6 +303,7 @@ class RunnerClient:
         self.m_freezer = None
         self.m_frozen = []  # pids stopped by signal, continued the same way
         self.m_watchdog = None
+        self.m_spin = 0.0  # seconds the judge polls for an answer before it waits (KWB_X_SPIN, an experiment)
 
     @property
     def home(self):
@@ -540,7 +541,7 @@ class RunnerClient:
 
     def _recv(self, limit):
         try:
-            reply = self.m_wire.recv(limit, spin=getattr(self, "m_spin", 0.0))
+            reply = self.m_wire.recv(limit, spin=self.m_spin)
         except socket.timeout:
             raise RunnerGone("no answer within %.0f s" % limit)
         except WireError as e:
