@@ -334,8 +334,9 @@ class Lane:
         helper thread (_thread, not in threading.enumerate()) onto the other core at every call and back before
         returning: 3_Matmul at 1.82x and 1.72x, Linear_GELU at 1.62x, clean (redteam11/cheat_twocore_*). A process
         cannot run longer than its CPUs in any stretch of time, so an honest candidate is never near the bound; a
-        description where it is exceeded, or "". Not on a GPU yet (its check is owed)."""
-        if self.cuda:
+        description where it is exceeded, or "". Not on a GPU yet (its check is owed; KWB_X_SPREAD_GPU=1 turns it on
+        there for that check)."""
+        if self.cuda and os.environ.get("KWB_X_SPREAD_GPU") != "1":
             return ""
         allowed = self.runner.allowed_cpus()
         if cpu_ms <= allowed * wall_ms * SPREAD_SHARE + SPREAD_SLACK_MS:
