@@ -198,8 +198,14 @@ def test_integrity_threads_and_speedup_bound(runs):
     _, r = _status(runs, "thread")
     assert checks(r)["integrity.threads"]["outcome"] == "yes"
     assert "kwb-test-background" in checks(r)["integrity.threads"]["evidence"][0]["text"]
+    # Every speedup is above a bound of 1e-6: refused where the judge could measure eager's calls, "cannot tell" where
+    # this CPU put them within the plumbing's noise. Which of the two is the machine's clock (red on a fresh clone
+    # once); the choice itself is test_worker_units'
+    # test_a_speedup_above_the_bound_is_a_finding_only_where_eagers_calls_stand_out_of_the_noise. Never passed.
     v = checks(r)["integrity.implausible_speedup"]
-    assert v["outcome"] == "yes" and v["severity"] == "error" and "eager" in v["summary"]
+    assert (v["outcome"] == "yes" and v["severity"] == "error") or \
+        (v["outcome"] == "cannot_tell" and "within the plumbing's noise" in v["summary"]), v
+    assert "eager" in v["summary"] and "above the plausible" in v["summary"]
 
 
 def test_integrity_precision_downgrade(runs):
