@@ -705,6 +705,8 @@ def test_the_judge_polls_for_an_answer_then_waits_within_the_same_limit():
         assert judge_end.recv(1.0, spin=0.1)["n"] == 1 and judge_end.recv(1.0, spin=0.1)["n"] == 2
         with pytest.raises(socket.timeout):
             judge_end.recv(0.3, spin=0.1)  # nothing comes: the limit holds, polling included
+        with pytest.raises(socket.timeout):
+            judge_end.recv(0.1, spin=0.2)  # polling longer than the limit: the limit ends it (it polled forever)
     finally:
         judge_end.close()
         runner_end.close()

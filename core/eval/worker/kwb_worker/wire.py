@@ -35,18 +35,22 @@ class Wire:
     def recv(self, timeout=None, spin=0.0):
         """The next message (a dict). Raises WireError on EOF, garbage or an oversized line. `spin`: seconds to poll
         for it without sleeping first (no wake-up from an idle core when it comes), then wait as usual."""
-        deadline = time.perf_counter() + spin if spin > 0 else None
-        self.m_sock.settimeout(0.0 if deadline is not None else timeout)
+        start = time.perf_counter()
+        spin = min(spin, timeout) if timeout is not None else spin  # the limit holds the polling too
+        self.m_sock.settimeout(0.0 if spin > 0 else timeout)
         while b"\n" not in self.m_buf:
             if len(self.m_buf) > MAX_MESSAGE:
                 raise WireError("message longer than %d bytes" % MAX_MESSAGE)
             try:
                 data, fds, _, _ = socket.recv_fds(self.m_sock, 65536, 4)
-            except BlockingIOError:
-                now = time.perf_counter()
-                if deadline is not None and now >= deadline:
-                    deadline = None
-                    self.m_sock.settimeout(None if timeout is None else max(0.0, timeout - spin))
+            except BlockingIOError:  # polling, and nothing yet
+                waited = time.perf_counter() - start
+                if waited < spin:
+                    continue
+                left = None if timeout is None else timeout - waited
+                if left is not None and left <= 0:
+                    raise socket.timeout("timed out")
+                self.m_sock.settimeout(left)
                 continue
             except socket.timeout:
                 raise
