@@ -76,7 +76,7 @@ def threads_per_frame(r, lane, s0, s1, frames):
     b = {x[1]: x for x in (T.get(s1) or {}).get(lane) or []}
     if not a or not b or not frames:
         return None
-    main = min(b)  # the main thread's id is the process's
+    main = T[s1][lane][0][0]  # the runner's pid, its main thread's id (RunnerClient.thread_stats lists it first)
     pool = sum(b[k][3] - a[k][3] for k in b if k in a and k != main and not b[k][2].startswith("cuda"))
     cuda = sum(b[k][3] - a[k][3] for k in b if k in a and b[k][2].startswith("cuda"))
     delay = b[main][4] - a[main][4] if main in a else float("nan")

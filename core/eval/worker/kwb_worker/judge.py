@@ -392,9 +392,8 @@ def lane_offset(clean, plumbing=None):
     if len(pairs) < 3:
         return 0.0
     mid = statistics.median(pairs)
-    if _x_offset_pairs():
-        pass  # (an experiment, KWB_X_OFFSET) the median always, bounded: measured before any candidate code exists
-    elif mid == 0 or sum(1 for x in pairs if x * mid > 0) < LANE_OFFSET_AGREE * len(pairs):
+    agree = sum(1 for x in pairs if x * mid > 0) >= LANE_OFFSET_AGREE * len(pairs)
+    if not _x_offset_pairs() and (mid == 0 or not agree):  # (KWB_X_OFFSET, an experiment: the median always)
         return 0.0
     bound = LANE_OFFSET_BOUND * (min(dry) if plumbing is None else plumbing)
     return max(-bound, min(bound, mid))
