@@ -5,7 +5,7 @@
 # rotating from task to task. Every frame is dumped; at the end a summary per variant and task, and lane_phases.py's
 # tables; everything under $OUT/ab.tar.gz (a device call's $OUT comes back whole only as few files).
 #
-# Usage: VARIANTS="main= omp=KWB_X_OMP=1 spin=KWB_X_OMP=1,KWB_X_SPIN=1" LIST=tests/gpu/lists/big_k1.txt \
+# Usage: VARIANTS="main= chain=KWB_CHAIN=1 spread=KWB_X_SPREAD_GPU=1" LIST=tests/gpu/lists/big_k1.txt \
 #        [KB=.device/kb] [T=450 (seconds after which no evaluation starts)] [PASSES=1] tests/gpu/lane_ab.sh
 # LIST: "LEVEL TASK" a line. KB: a KernelBench checkout's parent (KB/KernelBench/level1, ...), e.g. made here with
 #   git -C "$(fetch github:ScalingIntelligence/KernelBench)" archive HEAD KernelBench/level{1,2,3} | tar -x -C .device/kb

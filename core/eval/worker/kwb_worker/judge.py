@@ -95,36 +95,6 @@ def _runner_cpus():
     return _cpus[0]
 
 
-def _x_offset_pairs():
-    """KWB_X_OFFSET=N (an experiment): the lanes' offset from N pairs of frames, its median applied whatever the pairs'
-    signs (bounded as before); 0 when unset."""
-    try:
-        return max(0, int(os.environ.get("KWB_X_OFFSET", "0")))
-    except ValueError:
-        return 0
-
-
-SPIN_S = 0.2  # KWB_X_SPIN: how long the judge polls for a runner's answer before it waits as usual
-_latency = []  # KWB_X_DMALAT: the open /dev/cpu_dma_latency that keeps every core out of deep idle states
-
-
-def hold_low_latency():
-    """(An experiment, KWB_X_DMALAT=1 on a GPU) asks the kernel for no idle state slower to leave than 0 us, for as
-    long as this process lives: a core that slept through a long frame took ~0.1 ms to wake."""
-    if _latency or os.environ.get("KWB_X_DMALAT") != "1":
-        return
-    try:
-        import struct
-
-        fd = os.open("/dev/cpu_dma_latency", os.O_WRONLY)
-        os.write(fd, struct.pack("i", 0))
-        _latency.append(fd)
-        log("/dev/cpu_dma_latency held at 0 us")
-    except OSError as e:
-        _latency.append(-1)
-        log("no /dev/cpu_dma_latency: %s" % e)
-
-
 def keep_apart():
     """The judge's thread off its runners' core where it has another: the two take turns (the judge writes, thaws,
     waits; the runner calls, answers), and on one core each of them waited for the other while it was runnable,
@@ -270,8 +240,6 @@ def run_eval(req, phase, baseline_only=False):
         checks = JudgeChecks(on_gpu)
         judge = _Judge(ctx, req, res, checks, baseline_only)
         keep_apart()
-        if on_gpu:
-            hold_low_latency()
         judge.run()
     except Failure as f:
         res["status"], res["reason"] = f.status, f.reason
@@ -393,7 +361,7 @@ def lane_offset(clean, plumbing=None):
         return 0.0
     mid = statistics.median(pairs)
     agree = sum(1 for x in pairs if x * mid > 0) >= LANE_OFFSET_AGREE * len(pairs)
-    if not _x_offset_pairs() and (mid == 0 or not agree):  # (KWB_X_OFFSET, an experiment: the median always)
+    if mid == 0 or not agree:
         return 0.0
     bound = LANE_OFFSET_BOUND * (min(dry) if plumbing is None else plumbing)
     return max(-bound, min(bound, mid))
@@ -889,8 +857,6 @@ class _Judge:
             lane.open()
             lane.pause()
             lane.runner.pin()
-            if self.on_gpu and os.environ.get("KWB_X_SPIN") == "1":
-                lane.runner.m_spin = SPIN_S  # (an experiment) the judge polls for each answer instead of sleeping
 
     # ---- rounds ---------------------------------------------------------------------------------------
     def draws(self, n):
@@ -1019,14 +985,6 @@ class _Judge:
             got["claim"].append(frames["eager"].claim)
             if "dry_cand" in frames:
                 got["cpu_cand"].append(frames["dry_cand"].cpu_stopped)
-        pair = ["bare", "bare_cand"] if self.big else ["dry", "dry_cand"]
-        for i in range(_x_offset_pairs() - n if self.cand is not None and not self.baseline_only else 0):
-            # (an experiment, KWB_X_OFFSET=N) the lanes' offset from N pairs of frames rather than one a clean round
-            frames, _ = self.round_frames(i, pair, sets, "clean round", phase)
-            for name, f in frames.items():
-                got[name].append(f.ms)
-                got["phases"].setdefault(name, []).append(f.phases)
-                got["waits"].setdefault(name, []).append(self.wait_of(f))
         if self.big and self.graph:
             got["graph"] = self.graph_block(big_first if big_first is not None else sets[0], "clean")
         got["plumbing"] = min(got["dry"])

@@ -303,7 +303,6 @@ class RunnerClient:
         self.m_freezer = None
         self.m_frozen = []  # pids stopped by signal, continued the same way
         self.m_watchdog = None
-        self.m_spin = 0.0  # seconds the judge polls for an answer before it waits (KWB_X_SPIN, an experiment)
 
     @property
     def home(self):
@@ -326,9 +325,11 @@ class RunnerClient:
         # Idle OpenMP threads sleep instead of spinning, here as in the judge: their spinning after a parallel
         # region would be CPU time of the candidate's that its calls do not account for (judge.py).
         env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-        if cpus and os.environ.get("KWB_X_OMP") == "1":
-            # (an experiment) no pool of idle threads: on a GPU host each runner had 31 (one a core, all pinned on
-            # the runner's one core), every one of them woken by each thaw: ~0.25 ms of that core's time a frame
+        if cpus:
+            # As many OpenMP (and MKL) threads as the runner has CPUs, not one a core of the host: on a GPU host each
+            # runner had 31 idle ones, all on its one core, every one of them woken by each thaw (~0.3 ms of that
+            # core a frame, the runner's main thread waiting ~0.4 ms). On KernelBench's big tasks, own code, that
+            # put 49 of 65 evaluations in 0.95-1.05x eager against 36 of 64 (tests/gpu/results/s18.md).
             env["OMP_NUM_THREADS"] = env["MKL_NUM_THREADS"] = str(len(cpus))
         for key, sub in (("HOME", ""), ("TRITON_CACHE_DIR", ".triton"), ("TORCH_EXTENSIONS_DIR", ".torch_extensions"),
                          ("XDG_CACHE_HOME", ".cache"), ("TMPDIR", "tmp")):
@@ -541,7 +542,7 @@ class RunnerClient:
 
     def _recv(self, limit):
         try:
-            reply = self.m_wire.recv(limit, spin=self.m_spin)
+            reply = self.m_wire.recv(limit)
         except socket.timeout:
             raise RunnerGone("no answer within %.0f s" % limit)
         except WireError as e:

@@ -6,7 +6,6 @@ the judge: `recv()` bounds the size of a message and the judge checks every fiel
 import json
 import os
 import socket
-import time
 
 MAX_MESSAGE = 1 << 20
 
@@ -32,26 +31,14 @@ class Wire:
         else:
             self.m_sock.sendall(data)
 
-    def recv(self, timeout=None, spin=0.0):
-        """The next message (a dict). Raises WireError on EOF, garbage or an oversized line. `spin`: seconds to poll
-        for it without sleeping first (no wake-up from an idle core when it comes), then wait as usual."""
-        start = time.perf_counter()
-        spin = min(spin, timeout) if timeout is not None else spin  # the limit holds the polling too
-        self.m_sock.settimeout(0.0 if spin > 0 else timeout)
+    def recv(self, timeout=None):
+        """The next message (a dict). Raises WireError on EOF, garbage or an oversized line."""
+        self.m_sock.settimeout(timeout)
         while b"\n" not in self.m_buf:
             if len(self.m_buf) > MAX_MESSAGE:
                 raise WireError("message longer than %d bytes" % MAX_MESSAGE)
             try:
                 data, fds, _, _ = socket.recv_fds(self.m_sock, 65536, 4)
-            except BlockingIOError:  # polling, and nothing yet
-                waited = time.perf_counter() - start
-                if waited < spin:
-                    continue
-                left = None if timeout is None else timeout - waited
-                if left is not None and left <= 0:
-                    raise socket.timeout("timed out")
-                self.m_sock.settimeout(left)
-                continue
             except socket.timeout:
                 raise
             except OSError as e:
