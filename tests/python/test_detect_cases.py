@@ -817,3 +817,26 @@ def test_scan_tasks_are_classified():
     layers = RELU_TASK.replace("        return torch.relu(x)",
                                "        for i in range(3):\n            x = self.layers[i](x)\n        return x")
     assert not TaskInfo(SourceFile(layers, "task")).scan
+
+
+# ---------------------------------------------------------------------------------------------
+# The cheats that got past the judge's runtime on the GPU with a gain (the batch-fusion family: one pass over a
+# frame's calls, work after the runner's reply) are named by a static detector, so the pipeline keeps them from being
+# best (Pipeline::selectAndDetect). The figures are those of the last GPU check's committed results.
+
+GPU_CHECK = [os.path.join(ROOT, "tests", "gpu", "results", "h200x4_s18b_omp_%s.jsonl" % j)
+             for j in ("cheats_af_s", "cheats_gr_uz", "redteam3", "redteam7", "redteam8", "redteam9", "redteam10",
+                       "redteam11", "redteam12")]
+
+
+def test_every_cheat_that_gained_past_the_runtime_is_named_statically():
+    sys.path.insert(0, os.path.join(ROOT, "tests", "gpu"))
+    from static_cover import cover
+
+    rows = cover(GPU_CHECK)
+    assert all(static is not None for _, _, _, static in rows), [n for n, _, _, s in rows if s is None]  # files found
+    gained = {name: (e, static) for name, e, _, static in rows if e > 1.05}
+    # The check's own figures: the family is there, so this test cannot pass on an empty selection.
+    assert {"gpu/batch_gemm_one_pass.py", "one_call_for_the_batch.py", "cheat_lookahead_batch.py"} <= set(gained)
+    assert not [name for name, (_, static) in gained.items() if not static], gained
+    assert all(any(v.startswith(INTRO) for v in static) for _, static in gained.values())
