@@ -4,8 +4,9 @@
 longer the candidate's frames are than eager's for the same code (own copies), what the judge's lane offset took off,
 what is left, phase by phase, the frames' noise, and the runners' threads (when the dump has them).
 
-Usage: lane_phases.py LABEL=DUMP[.gz] [LABEL=DUMP ...] [--by-task]
+Usage: lane_phases.py LABEL=DUMP[.gz] [LABEL=DUMP ...] [--by-task] [--phases-by-task]
   e.g. lane_phases.py main=f_main.jsonl.gz omp=f_omp.jsonl.gz --by-task
+--phases-by-task: what is left of each task's frames, phase by phase (every label together), and eager's own phases.
 
 A frame's phases (Lane.frame, lane._phases): thaw (the judge's t0 to the runner's receipt), batch (the runner's command),
 back (its answer to the judge), todeliv, deliv (the delivery: the reference's runner's, or the judge's copy on the
@@ -100,9 +101,8 @@ def summary(label, rows):
         noise_c.append(iqr_share(every["candidate"]))
         if t.get("claim") and t.get("eager_claim"):
             claims.append(med(t["claim"]) - med(t["eager_claim"]))
-        for i, p in enumerate(PHASES):
-            by_phase[p].append((phase(t["phases"]["candidate"], i) - phase(t["phases"]["eager"], i)) -
-                               (phase(c["phases"].get(cand_k, []), i) - phase(c["phases"].get(ref_k, []), i)))
+        for p, x in zip(PHASES, left_by_phase(r)):
+            by_phase[p].append(x)
         nref = sum(len(c.get(k) or []) for k in ("dry", "eager", "graph", "bare"))
         ncand = sum(len(c.get(k) or []) for k in ("dry_cand", "bare_cand"))
         for lane, n in (("reference", nref), ("candidate", ncand)):
@@ -142,8 +142,37 @@ def by_task(groups):
                                                              med([x[2] for x in xs])))
 
 
+def left_by_phase(r):
+    """The candidate's phases beyond eager's, less the same difference in the offset's frames (ms, medians)."""
+    c, t = r["clean"], r["timed"]
+    ref_k, cand_k = offset_kinds(r)
+    return [(phase(t["phases"]["candidate"], i) - phase(t["phases"]["eager"], i)) -
+            (phase(c["phases"].get(cand_k, []), i) - phase(c["phases"].get(ref_k, []), i)) for i in range(len(PHASES))]
+
+
+def phases_by_task(groups):
+    tasks = {}
+    for _, rows in groups:
+        for r in rows:
+            every = r["timed"].get("every") or r["timed"]
+            left = med(every["candidate"]) - med(every["eager"]) - (r["plumbing"][1] - r["plumbing"][0])
+            eager = [phase(r["timed"]["phases"]["eager"], i) for i in range(len(PHASES))]
+            tasks.setdefault(r["task"].rsplit("/", 1)[-1].rsplit(".", 1)[0][:24], []).append(
+                (figure(r), left, left_by_phase(r), eager))
+    order = sorted(tasks.items(), key=lambda kv: st.fmean([x[0] for x in kv[1]]))
+    head = " ".join("%6s" % p[:6] for p in PHASES)
+    print("== left by phase and task (ms; figure mean, frame left, then each phase):")
+    print("  %-24s %5s %6s %s" % ("task", "fig", "left", head))
+    for name, xs in order:
+        print("  %-24s %5.3f %+6.3f %s" % (name, st.fmean([x[0] for x in xs]), med([x[1] for x in xs]),
+                                         " ".join("%+6.3f" % med([x[2][i] for x in xs]) for i in range(len(PHASES)))))
+    print("== eager's own phases (ms):")
+    for name, xs in order:
+        print("  %-24s %s" % (name, " ".join("%6.3f" % med([x[3][i] for x in xs]) for i in range(len(PHASES)))))
+
+
 def main():
-    args = [a for a in sys.argv[1:] if a != "--by-task"]
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
     if not args or any("=" not in a for a in args):
         sys.exit(__doc__)
     groups = []
@@ -154,6 +183,8 @@ def main():
         summary(label, rows)
     if "--by-task" in sys.argv:
         by_task(groups)
+    if "--phases-by-task" in sys.argv:
+        phases_by_task(groups)
 
 
 if __name__ == "__main__":
