@@ -692,3 +692,17 @@ def test_the_judges_end_of_the_wire_waits_within_its_limit():
     finally:
         judge_end.close()
         runner_end.close()
+
+
+def test_a_cpu_judge_runs_more_clean_rounds_while_they_are_quick():
+    # Clean rounds give the lanes' offset, a pair of dry frames each: at least CLEAN_ROUNDS; on a CPU more while the
+    # ones so far took under CPU_CLEAN_MS of wall time, up to CPU_CLEAN_MAX; on a GPU exactly CLEAN_ROUNDS.
+    from kwb_worker import judge
+
+    cpu, gpu = judge.CLEAN_ROUNDS[False], judge.CLEAN_ROUNDS[True]
+    assert all(judge.more_clean_rounds(False, k, 1e9) for k in range(cpu))  # the least, however slow
+    assert not judge.more_clean_rounds(False, cpu, judge.CPU_CLEAN_MS)  # slow rounds: no more
+    assert judge.more_clean_rounds(False, cpu, judge.CPU_CLEAN_MS - 1.0)  # quick ones: more
+    assert judge.more_clean_rounds(False, judge.CPU_CLEAN_MAX - 1, 0.0)
+    assert not judge.more_clean_rounds(False, judge.CPU_CLEAN_MAX, 0.0)  # never beyond the most
+    assert judge.more_clean_rounds(True, gpu - 1, 1e9) and not judge.more_clean_rounds(True, gpu, 0.0)

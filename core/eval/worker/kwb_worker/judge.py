@@ -67,7 +67,10 @@ BATCH_BYTES = {True: 4 << 30, False: 64 << 20}
 # A launch-bound task (its CUDA graph's call at most GRAPH_SHARE of eager's): enough calls that the graph's fill
 # GRAPH_TARGET_MS of a frame, within eager's frame of at most FRAME_MAX_MS (batch_size).
 GRAPH_SHARE, GRAPH_TARGET_MS, FRAME_MAX_MS = 0.5, 40.0, 400.0
-CLEAN_ROUNDS = {True: 10, False: 6}  # rounds before the candidate is imported (after WARM_ROUNDS discarded)
+CLEAN_ROUNDS = {True: 10, False: 6}  # rounds before the candidate is imported (after WARM_ROUNDS discarded), at least
+# On a CPU, more while the clean rounds so far took under CPU_CLEAN_MS (their wall time, draws included), up to
+# CPU_CLEAN_MAX (more_clean_rounds()): their dry frames are the lanes' offset.
+CPU_CLEAN_MS, CPU_CLEAN_MAX = 600.0, 30
 WARM_ROUNDS = {True: 2, False: 1}
 BURST_BELOW_MS, BURST_MS, BURST_MAX = 1.0, 3.0, 256  # estimate_call_ms: calls shorter than this timed in bursts
 BARE_OUT = [{"shape": [1], "dtype": "float32"}]  # a bare frame's one output a call (a big task's lane offset)
@@ -272,6 +275,20 @@ def run_eval(req, phase, baseline_only=False):
 def run_baseline(req, phase):
     """The `baseline` op: the reference's lane alone (eager, its CUDA graph), timed exactly as in `eval`."""
     return run_eval(dict(req, candidate_file=None), phase, baseline_only=True)
+
+
+def more_clean_rounds(on_gpu, counted, spent_ms):
+    """Whether the judge runs another clean round after `counted` of them, which took `spent_ms` of wall time. At
+    least CLEAN_ROUNDS; on a CPU more, while they took under CPU_CLEAN_MS, up to CPU_CLEAN_MAX. Their dry frames give
+    the lanes' offset (lane_offset), a pair a round: on this 2-core machine the lanes' dry frames differ by ~0.2 ms
+    (a 2.4 ms frame of 60 ReLU calls) with pairs scattered by ~0.1-0.2 ms, and from 6 pairs the offset came out
+    anywhere in 0-0.31 ms (refused as inconsistent in 4 of 20 evaluations), own copies of 1_ReLU at 0.88-1.10x eager
+    (figures' sd 0.06, 51 of 60 in 0.90-1.10 over three runs of 20); from 24-30 pairs it was never refused, 78 of 80
+    in 0.90-1.10 over four variants of the rule. A task whose rounds are long keeps its 6 (a ReLU round, its fresh
+    inputs drawn, takes ~30 ms); on a GPU the rule is as it was (its check ran on it)."""
+    if counted < CLEAN_ROUNDS[on_gpu]:
+        return True
+    return not on_gpu and counted < CPU_CLEAN_MAX and spent_ms < CPU_CLEAN_MS
 
 
 def per_call(frames, plumbing, n):
@@ -947,8 +964,8 @@ class _Judge:
         """Rounds before the candidate is imported (its process holds nothing of it yet): the reference lane's
         eager, graph and dry frames, and the candidate lane's dry frames: the clean baselines
         (integrity.baseline_interference), both lanes' plumbing, the judge's tiny kernel on a quiet GPU. The
-        first WARM_ROUNDS warm both lanes up and are not counted. For the `baseline` op these are the timed
-        rounds."""
+        first WARM_ROUNDS warm both lanes up and are not counted; then CLEAN_ROUNDS, and on a CPU more while they
+        are quick (more_clean_rounds). For the `baseline` op these are the timed rounds, as many as asked."""
         n = CLEAN_ROUNDS[self.on_gpu]
         if self.baseline_only:
             _, repeat = _timing_counts(self.req, self.on_gpu)
@@ -966,15 +983,22 @@ class _Judge:
         names = ["dry", "eager"] + (["graph"] if self.graph and not self.big else []) + \
             (["dry_cand"] if self.cand is not None else []) + \
             (["bare", "bare_cand"] if self.cand is not None and self.big else [])  # (Judge.lane_offset)
-        for i in range(WARM_ROUNDS[self.on_gpu] + n):
+        warm, spent, i = WARM_ROUNDS[self.on_gpu], 0.0, -1
+        while True:
+            i += 1
+            counted = i - warm
+            if counted >= n and (self.baseline_only or not more_clean_rounds(self.on_gpu, counted, spent)):
+                break
+            t_round = time.perf_counter()
             if i and not self.big:  # a big task's baselines run on its first set (no candidate reads it)
                 sets = self.draws(K)
                 self.ref.write(sets)
             frames, idle = self.round_frames(i, names, sets, "clean round", phase)
             if i == 0:
                 self.first_round_checks(sets, frames)
-            if i < WARM_ROUNDS[self.on_gpu]:
+            if counted < 0:
                 continue
+            spent += (time.perf_counter() - t_round) * 1000.0
             got.setdefault("order", []).append(list(frames))  # the frames' order (KWB_FRAMES_DUMP)
             for name, f in frames.items():
                 got[name].append(f.ms)
@@ -990,7 +1014,7 @@ class _Judge:
         got["plumbing"] = min(got["dry"])
         got["plumbing_cand"] = min(got["dry_cand"]) if got["dry_cand"] else None
         self.checks.note_idle_baseline(got["idle"])
-        log("clean frames (ms, median of %d): %s" % (n, ", ".join("%s %.4f" % (k, statistics.median(v)) for k, v in got.items()
+        log("clean frames (ms, median of %d): %s" % (len(got["dry"]), ", ".join("%s %.4f" % (k, statistics.median(v)) for k, v in got.items()
                                                                if k in ("eager", "graph", "dry", "dry_cand", "bare",
                                                                         "bare_cand") and v)))
         log("clean rounds: %d call(s) a frame; eager %.4f ms a call, plumbing %.4f ms a frame (reference), %s "
