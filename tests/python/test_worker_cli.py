@@ -6,6 +6,7 @@ All runs start together in one module fixture (each is its own worker process) s
 fast on a busy machine; each test then checks one of them.
 """
 import os
+import re
 import shutil
 
 import pytest
@@ -86,6 +87,11 @@ def test_correct_candidate(runs):
     assert verdicts["integrity.insensitive_inputs"]["outcome"] == "no"  # every element of a ReLU's input counts
     assert verdicts["integrity.side_stream"]["outcome"] == "cannot_tell"  # CPU: no streams
     assert r["profile_note"].startswith("not profiled")
+    # The clean rounds: the baselines' of the six (the slowest of them caps a baseline beside the candidate), the
+    # lanes' dry frames of those and of the rounds after them while they were quick (the lanes' offset).
+    m = re.search(r"median of (\d+) rounds' baselines and (\d+) rounds' dry frames", r["log_tail"])
+    assert m, r["log_tail"][-2000:]
+    assert int(m.group(1)) == 6 and 6 <= int(m.group(2)) <= 30, m.group(0)
 
 
 @pytest.mark.parametrize("name,status,words", [
