@@ -91,7 +91,6 @@ def summary(label, rows):
     for r in rows:
         c, t = r["clean"], r["timed"]
         every = t.get("every") or t
-        ref_k, cand_k = offset_kinds(r)
         ce = med(every["candidate"]) - med(every["eager"])
         off = r["plumbing"][1] - r["plumbing"][0]
         excess.append(ce)
@@ -131,8 +130,7 @@ def by_task(groups):
         for r in rows:
             name = r["task"].rsplit("/", 1)[-1].rsplit(".", 1)[0]
             every = r["timed"].get("every") or r["timed"]
-            left = med(every["candidate"]) - med(every["eager"]) - (r["plumbing"][1] - r["plumbing"][0])
-            tasks.setdefault(name, []).append((figure(r), left, med(every["eager"]), label))
+            tasks.setdefault(name, []).append((figure(r), frame_left(r), med(every["eager"]), label))
     print("== by task (every label): evaluations, figure mean and sd, candidate's frame beyond eager's less the offset,"
           " eager's frame")
     for name, xs in sorted(tasks.items(), key=lambda kv: st.fmean([x[0] for x in kv[1]])):
@@ -140,6 +138,12 @@ def by_task(groups):
         print("  %-45s %3d  %.3f  %.3f  %+.3f ms  %7.3f ms" % (name[:45], len(xs), st.fmean(f),
                                                              st.pstdev(f), med([x[1] for x in xs]),
                                                              med([x[2] for x in xs])))
+
+
+def frame_left(r):
+    """How much longer the candidate's frames are than eager's, less the lane offset the judge took off (ms)."""
+    every = r["timed"].get("every") or r["timed"]
+    return med(every["candidate"]) - med(every["eager"]) - (r["plumbing"][1] - r["plumbing"][0])
 
 
 def left_by_phase(r):
@@ -154,11 +158,9 @@ def phases_by_task(groups):
     tasks = {}
     for _, rows in groups:
         for r in rows:
-            every = r["timed"].get("every") or r["timed"]
-            left = med(every["candidate"]) - med(every["eager"]) - (r["plumbing"][1] - r["plumbing"][0])
             eager = [phase(r["timed"]["phases"]["eager"], i) for i in range(len(PHASES))]
             tasks.setdefault(r["task"].rsplit("/", 1)[-1].rsplit(".", 1)[0][:24], []).append(
-                (figure(r), left, left_by_phase(r), eager))
+                (figure(r), frame_left(r), left_by_phase(r), eager))
     order = sorted(tasks.items(), key=lambda kv: st.fmean([x[0] for x in kv[1]]))
     head = " ".join("%6s" % p[:6] for p in PHASES)
     print("== left by phase and task (ms; figure mean, frame left, then each phase):")

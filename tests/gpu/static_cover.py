@@ -19,24 +19,13 @@ import os
 import re
 import sys
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-sys.path.insert(0, os.path.join(ROOT, "core", "eval", "worker"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gpu_runs import ROOT, flags, speedup  # noqa: E402
 
+sys.path.insert(0, os.path.join(ROOT, "core", "eval", "worker"))
 from kwb_worker.detect import run_detectors  # noqa: E402
 
 APART = {"integrity.reference_call"}
-
-
-def speedup(r, name):
-    try:
-        return r[name]["median_ms"] / r["candidate"]["median_ms"]
-    except (KeyError, TypeError, ZeroDivisionError):
-        return float("nan")
-
-
-def runtime_flags(r):
-    return [v["detector"] for v in r.get("runtime_checks") or []
-            if v.get("outcome") == "yes" and v.get("severity") in ("error", "critical")]
 
 
 def pairs_files():
@@ -73,7 +62,7 @@ def cover(results):
     for path in results:
         for line in open(path):
             r = json.loads(line)
-            if r.get("_honest") is not False or r.get("status") != "ok" or runtime_flags(r):
+            if r.get("_honest") is not False or r.get("status") != "ok" or flags(r):
                 continue  # honest, or caught at runtime
             name = r.get("_name", "")
             key = os.path.normpath(re.sub(r"^(\.\./)+", "", name))

@@ -27,6 +27,7 @@ Eager, the CUDA graph and the candidate go through exactly this path, in rounds 
 - every timed call gets a fresh input set, and its outputs are checked against the reference lane's
   (all of them, or a sample the runner cannot know when it computes).
 """
+import itertools
 import math
 import os
 import random
@@ -983,9 +984,8 @@ class _Judge:
         names = ["dry", "eager"] + (["graph"] if self.graph and not self.big else []) + \
             (["dry_cand"] if self.cand is not None else []) + \
             (["bare", "bare_cand"] if self.cand is not None and self.big else [])  # (Judge.lane_offset)
-        warm, spent, i = WARM_ROUNDS[self.on_gpu], 0.0, -1
-        while True:
-            i += 1
+        warm, spent = WARM_ROUNDS[self.on_gpu], 0.0
+        for i in itertools.count():
             counted = i - warm
             if counted >= n and (self.baseline_only or not more_clean_rounds(self.on_gpu, counted, spent)):
                 break

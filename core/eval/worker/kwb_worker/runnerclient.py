@@ -329,7 +329,7 @@ class RunnerClient:
             # As many OpenMP (and MKL) threads as the runner has CPUs, not one a core of the host: on a GPU host each
             # runner had 31 idle ones, all on its one core, every one of them woken by each thaw (~0.3 ms of that
             # core a frame, the runner's main thread waiting ~0.4 ms). On KernelBench's big tasks, own code, that
-            # put 49 of 65 evaluations in 0.95-1.05x eager against 36 of 64 (tests/gpu/results/s18.md).
+            # put 48 of 65 evaluations in 0.95-1.05x eager against 39 of 64 (tests/gpu/results/s18.md).
             env["OMP_NUM_THREADS"] = env["MKL_NUM_THREADS"] = str(len(cpus))
         for key, sub in (("HOME", ""), ("TRITON_CACHE_DIR", ".triton"), ("TORCH_EXTENSIONS_DIR", ".torch_extensions"),
                          ("XDG_CACHE_HOME", ".cache"), ("TMPDIR", "tmp")):
