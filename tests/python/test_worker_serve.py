@@ -92,6 +92,10 @@ def test_hang_reaches_running_then_is_killed(pool):
     phases = []
     while "running" not in phases:
         ev = w.next_event()
+        if ev is not None and ev["event"] == "result":  # say why, as the host's user would read it
+            r = ev["result"]
+            pytest.fail("a result after phases %s: %s: %s\n%s" % (phases, r.get("status"), r.get("reason"),
+                                                                    (r.get("log_tail") or "")[-3000:]))
         assert ev is not None and ev["event"] == "phase", ev
         phases.append(ev["phase"])
     # The worker is now spinning in the candidate; the host's run limit would kill its group.
