@@ -118,14 +118,26 @@ class ServeWorker:
 
 
 class WorkerPool:
-    """Pre-started serve workers (as the host pre-starts them): their `import torch` runs in parallel,
-    which keeps the suite fast on a busy machine."""
+    """Pre-started serve workers (as the host pre-starts them): their `import torch` runs while earlier tests
+    run, which keeps the suite fast on a busy machine. At most `ahead` wait at a time, each with its two
+    pre-started runners (~120 MB of memory a process on this machine): a whole file's worth at once (27 processes,
+    3.2 GB) is more than a small CI machine should hold beside the other tests."""
 
-    def __init__(self, n):
-        self.m_free = [ServeWorker() for _ in range(n)]
+    def __init__(self, n, ahead=3):
+        self.m_left = n
+        self.m_ahead = ahead
+        self.m_free = []
+        self._refill()
+
+    def _refill(self):
+        while self.m_left > 0 and len(self.m_free) < self.m_ahead:
+            self.m_free.append(ServeWorker())
+            self.m_left -= 1
 
     def take(self):
-        return self.m_free.pop() if self.m_free else ServeWorker()
+        w = self.m_free.pop(0) if self.m_free else ServeWorker()
+        self._refill()
+        return w
 
     def close(self):
         for w in self.m_free:
