@@ -288,6 +288,76 @@ def test_a_runner_has_as_many_openmp_threads_as_cpus(monkeypatch):
         r.kill()
 
 
+@pytest.fixture
+def uid_locks(tmp_path, monkeypatch):
+    """_runner_uid() with its lock folder under tmp_path and the random start fixed (as two judges drawing alike)."""
+    import os
+
+    from kwb_worker import runnerclient
+
+    if os.geteuid() != 0:
+        pytest.skip("user ids of the candidate's own are picked as root only")
+    folder = tmp_path / "uids"
+    monkeypatch.setattr(runnerclient, "UID_LOCKS", str(folder))
+    monkeypatch.setattr(runnerclient.os, "urandom", lambda n: bytes([7, 3]) + bytes(n - 2))
+    monkeypatch.delenv("KWB_RUNNER_UID", raising=False)
+    return runnerclient, folder
+
+
+def test_two_judges_drawing_the_same_user_id_get_different_ones(uid_locks):
+    # Unused by any process was all the pick asked: two judges that started at once took one id, and the first to
+    # end killed every process of it, the other's runner too (CI: a serve test whose pre-started runner was dead).
+    import os
+
+    rc, folder = uid_locks
+    first, fd1 = rc._runner_uid()
+    second, fd2 = rc._runner_uid()
+    try:
+        assert fd1 is not None and fd2 is not None
+        assert not rc._owned_by(first) and second != first  # no process has `first` yet: only the lock told
+        assert (folder.stat().st_mode & 0o777) == 0o700 and folder.stat().st_uid == os.geteuid()
+        os.close(fd1)
+        fd1 = None
+        again, fd3 = rc._runner_uid()  # released: free again
+        assert again == first
+        os.close(fd3)
+    finally:
+        for fd in (fd1, fd2):
+            if fd is not None:
+                os.close(fd)
+
+
+def test_a_user_id_stays_reserved_until_the_watchdog_is_done(uid_locks):
+    # The judge lets go of its lock when it ends; its watchdog, which kills what is left of that user after it, holds
+    # the same lock until then, so no new judge takes the id while its processes are still being killed.
+    import os
+    import subprocess
+    import sys
+
+    rc, _ = uid_locks
+    uid, fd = rc._runner_uid()
+    victim = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    dog = rc.Watchdog(sys.executable, None, None, victim.pid, fd)
+    os.close(fd)
+    other, fd2 = rc._runner_uid()
+    assert other != uid
+    os.close(fd2)
+    dog.close(wait=True)
+    assert victim.wait(timeout=10) == -9  # (what the watchdog does when the judge is done)
+    again, fd3 = rc._runner_uid()
+    assert again == uid
+    os.close(fd3)
+
+
+def test_a_lock_folder_others_can_write_is_not_used(uid_locks, tmp_path):
+    rc, folder = uid_locks
+    open_dir = tmp_path / "open"
+    open_dir.mkdir(mode=0o777)
+    open_dir.chmod(0o777)
+    assert rc._uid_lock_dir(str(open_dir)) is None
+    assert rc._uid_lock_dir(str(folder)) == str(folder)
+
+
 def test_the_counted_frames_are_those_no_other_process_delayed():
     # A frame whose judge and runner waited for a CPU (the kernel's run delay) is not counted while enough others
     # did not wait; chosen by the wait, never by the frame's length. Every kind counts as many quiet frames as the

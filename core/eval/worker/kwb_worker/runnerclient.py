@@ -4,15 +4,17 @@
 The runner is started before any request (its `import torch` and CUDA context are paid while nobody
 waits), with no file descriptor of the judge's except its end of a private socket pair: the protocol
 channel to the host never reaches it. When the judge runs as root, the runner runs as an unprivileged
-user (KWB_RUNNER_UID, default 65534), so it can neither trace the judge nor open the judge's
+user id of its own (_runner_uid), so it can neither trace the judge nor open the judge's
 file descriptors through /proc; the judge itself is not dumpable.
 """
 import ctypes
+import fcntl
 import os
 import shutil
 import signal
 import socket
 import select
+import stat
 import subprocess
 import sys
 import tempfile
@@ -107,24 +109,70 @@ def _cpulist(text):
 
 
 def _runner_uid():
-    """As root: a user id of the candidate's own (KWB_RUNNER_UID, or one picked per evaluation from
-    61000-64999, no account needed), so every process it starts can be found, stopped and killed by
-    its owner, and none of it can touch the judge. None: run as the judge's user."""
+    """As root: (a user id of the candidate's own, an open file whose lock reserves it or None) -- KWB_RUNNER_UID, or
+    one picked per evaluation from 61000-64999, no account needed -- so every process it starts can be found,
+    stopped and killed by its owner, and none of it can touch the judge. (None, None): run as the judge's user."""
     if os.geteuid() != 0:
-        return None
+        return None, None
     v = os.environ.get("KWB_RUNNER_UID", "")
     if v in ("root", "0"):
-        return None
+        return None, None
     if v:
-        return int(v)
+        return int(v), None
     # One no other evaluation's processes use (judges of several lanes run side by side), from a random
     # start: judges in sandboxes of their own all have the same small pid and cannot see each other.
+    # Unused is not enough: two judges that start at once both saw one free, and the first to end killed
+    # every process of that user, the other's runner too (a serve test's pre-started runner, dead when its
+    # request came). So each judge also holds a lock on the id it took (_reserve_uid) until its watchdog is done.
     start = int.from_bytes(os.urandom(2), "little")
+    locks = _uid_lock_dir()
     for i in range(4000):
         uid = 61000 + (start + i) % 4000
+        fd = _reserve_uid(locks, uid) if locks else None
+        if locks and fd is None:
+            continue
         if not _owned_by(uid):
-            return uid
-    return 61000 + os.getpid() % 4000
+            return uid, fd
+        if fd is not None:
+            os.close(fd)
+    return 61000 + os.getpid() % 4000, None
+
+
+UID_LOCKS = "/run/kwb-uids"  # root's alone (/run is not world-writable): no candidate can make or hold its files
+
+
+def _uid_lock_dir(path=None):
+    """The folder of the user ids' locks, made if need be; None where it is not the judge's own and private."""
+    path = path or UID_LOCKS
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        pass
+    except OSError:
+        return None
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o077:
+        log("user ids picked without a lock: %s is not the judge's private folder" % path)
+        return None
+    return path
+
+
+def _reserve_uid(folder, uid):
+    """An open file holding an exclusive lock that names `uid` in `folder`, or None when another judge holds it.
+    The lock lasts while any process holds that file open (the judge, then its watchdog)."""
+    try:
+        fd = os.open(os.path.join(folder, str(uid)), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
 
 
 # The stopper: a process of the runner's user, started before any candidate code runs, that signals
@@ -236,7 +284,8 @@ class Watchdog:
     """See _WATCHDOG. `close()` (or the judge's death) sets it off; it is idempotent with the judge's own
     cleanup."""
 
-    def __init__(self, python, cgroup, uid, pid):
+    def __init__(self, python, cgroup, uid, pid, hold=None):
+        """`hold`: an open file it keeps until it is done (the lock that reserves `uid`)."""
         try:
             with open("/proc/%d/stat" % pid) as f:
                 born = f.read().rsplit(")", 1)[1].split()[19]
@@ -244,7 +293,8 @@ class Watchdog:
             born = "?"
         self.m_proc = subprocess.Popen([python, "-S", "-c", _WATCHDOG, cgroup or "-", "-" if uid is None else str(uid),
                                         str(pid), born], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                                       stderr=subprocess.DEVNULL, close_fds=True, cwd="/", start_new_session=True)
+                                       stderr=subprocess.DEVNULL, close_fds=True, cwd="/", start_new_session=True,
+                                       pass_fds=() if hold is None else (hold,))
         _KNOWN.add(self.m_proc.pid)
 
     def close(self, wait=False):
@@ -297,6 +347,7 @@ class RunnerClient:
         self.m_wire = None
         self.m_info = {}
         self.m_uid = None
+        self.m_uidLock = None  # the open file whose lock reserves m_uid (_runner_uid)
         self.m_note = ""
         self.m_stopped = False
         self.m_stopper = None
@@ -318,7 +369,8 @@ class RunnerClient:
         run on (None: the judge's)."""
         self.m_role = role
         self.m_cpus = cpus
-        uid = _runner_uid() if uid == "auto" else uid
+        if uid == "auto":
+            uid, self.m_uidLock = _runner_uid()
         os.makedirs(self.m_home, exist_ok=True)
         env = runner_environment(os.environ)
         env["USER"] = env["LOGNAME"] = "kwb-runner"
@@ -385,7 +437,7 @@ class RunnerClient:
         self.m_uid = uid
         try:
             self.m_watchdog = Watchdog(self.m_python, self.m_freezer.path if self.m_freezer else None, uid,
-                                       self.m_proc.pid)
+                                       self.m_proc.pid, self.m_uidLock)
         except OSError as e:
             log("no watchdog for the candidate's processes: %s" % e)
             self.m_watchdog = None
@@ -651,6 +703,7 @@ class RunnerClient:
 
     def kill(self):
         if self.m_proc is None:
+            self._release_uid()
             return
         # Everything the candidate started dies with it: by owner when it has a user of its own
         # (daemons that left our process group too: the stopper's kill(-1) at once, then a sweep), else
@@ -691,6 +744,13 @@ class RunnerClient:
         if self.m_watchdog is not None:
             self.m_watchdog.close()
             self.m_watchdog = None
+        self._release_uid()
+
+    def _release_uid(self):
+        """The judge's hold on its user id's lock (its watchdog holds it until it has killed what is left)."""
+        if self.m_uidLock is not None:
+            os.close(self.m_uidLock)
+            self.m_uidLock = None
 
 
 # World-writable places a candidate's files could outlive its evaluation in (the sandbox gives it
