@@ -349,6 +349,23 @@ def test_a_user_id_stays_reserved_until_the_watchdog_is_done(uid_locks):
     os.close(fd3)
 
 
+def test_a_lock_folder_that_cannot_be_written_leaves_the_pick_as_it_was(uid_locks, monkeypatch):
+    # In bubblewrap's sandbox / is read-only: the host's /run/kwb-uids is there but takes no lock file. The pick is
+    # then the random draw, as before the locks (the sandbox's own PID namespace keeps its kill(-1) to itself), not
+    # the one last resort every sandboxed judge would share (its pid is the same small number in each).
+    import errno
+
+    rc, _ = uid_locks
+
+    def read_only(folder, uid):
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    monkeypatch.setattr(rc, "_reserve_uid", read_only)
+    uid, fd = rc._runner_uid()
+    drawn = 61000 + (7 + 3 * 256)  # the fixed draw's first id
+    assert fd is None and (uid == drawn or rc._owned_by(drawn))
+
+
 def test_a_lock_folder_others_can_write_is_not_used(uid_locks, tmp_path):
     rc, folder = uid_locks
     open_dir = tmp_path / "open"

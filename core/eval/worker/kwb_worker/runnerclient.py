@@ -128,9 +128,16 @@ def _runner_uid():
     locks = _uid_lock_dir()
     for i in range(4000):
         uid = 61000 + (start + i) % 4000
-        fd = _reserve_uid(locks, uid) if locks else None
-        if locks and fd is None:
-            continue
+        fd = None
+        if locks:
+            try:
+                fd = _reserve_uid(locks, uid)
+            except OSError as e:  # e.g. a sandbox's read-only view of the host's folder: no lock, as before
+                log("user ids picked without a lock: %s" % e)
+                locks = None
+            else:
+                if fd is None:
+                    continue
         if not _owned_by(uid):
             return uid, fd
         if fd is not None:
@@ -161,12 +168,10 @@ def _uid_lock_dir(path=None):
 
 
 def _reserve_uid(folder, uid):
-    """An open file holding an exclusive lock that names `uid` in `folder`, or None when another judge holds it.
-    The lock lasts while any process holds that file open (the judge, then its watchdog)."""
-    try:
-        fd = os.open(os.path.join(folder, str(uid)), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    except OSError:
-        return None
+    """An open file holding an exclusive lock that names `uid` in `folder`, or None when another judge holds it;
+    OSError where the file cannot be opened. The lock lasts while any process holds that file open (the judge,
+    then its watchdog)."""
+    fd = os.open(os.path.join(folder, str(uid)), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
