@@ -132,9 +132,8 @@ def _runner_uid():
         if locks:
             try:
                 fd = _reserve_uid(locks, uid)
-            except OSError as e:  # e.g. a sandbox's read-only view of the host's folder: no lock, as before
-                log("user ids picked without a lock: %s" % e)
-                locks = None
+            except OSError:  # bubblewrap's read-only view of the host's folder: no lock, as before (its own PID
+                locks = None  # namespace keeps each sandboxed judge's kill(-1) to itself)
             else:
                 if fd is None:
                     continue
