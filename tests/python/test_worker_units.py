@@ -375,6 +375,31 @@ def test_a_lock_folder_others_can_write_is_not_used(uid_locks, tmp_path):
     assert rc._uid_lock_dir(str(folder)) == str(folder)
 
 
+def test_a_baseline_is_capped_at_the_clean_rounds_as_fast_as_the_machine_ran_beside_the_candidate():
+    # The frames of a quiet-machine own 2_Softmax (KWB_FRAMES_DUMP, this 2-core machine): six clean rounds all in one
+    # of the machine's fast stretches (eager at most 0.0370 ms a call), the timed rounds in a slow one (eager's median
+    # 0.0482, the candidate's as slow), the reference lane's dry frames 0.568 -> 0.731 ms. Capped at the clean rounds'
+    # slowest, the honest copy came out at 0.73x; as fast as the lane's own dry frames say the machine was, not capped.
+    from kwb_worker import judge
+
+    clean_dry = [0.551, 0.560, 0.568, 0.571, 0.590, 0.612]
+    timed_dry = [0.70, 0.72, 0.731, 0.74, 0.76]
+    slow = judge.lane_slowdown(clean_dry, timed_dry)
+    assert slow == pytest.approx(0.731 / 0.5695)
+    clean = [0.0351, 0.0355, 0.0362, 0.0370, 0.0358, 0.0349]
+    beside = [0.0470, 0.0482, 0.0490, 0.0475, 0.0495]
+    assert judge.baseline_cap(beside, clean) == pytest.approx(0.0370)  # the machine's slowdown read as the candidate's
+    assert judge.baseline_cap(beside, clean, slow) is None
+    # Eager slowed beside the candidate while the lane's plumbing did not: capped, as before.
+    assert judge.lane_slowdown(clean_dry, [0.55, 0.56, 0.57, 0.58]) == 1.0
+    assert judge.baseline_cap([0.060] * 5, clean, judge.lane_slowdown(clean_dry, [0.55, 0.56, 0.57])) == \
+        pytest.approx(0.0370)
+    # A slowdown the dry frames show only in part lifts the cap only as far.
+    assert judge.baseline_cap([0.060] * 5, clean, slow) == pytest.approx(0.0370 * slow)
+    assert judge.lane_slowdown(clean_dry, [0.9, 0.9]) == 1.0  # too few to tell
+    assert judge.baseline_cap(beside, []) is None
+
+
 def test_the_counted_frames_are_those_no_other_process_delayed():
     # A frame whose judge and runner waited for a CPU (the kernel's run delay) is not counted while enough others
     # did not wait; chosen by the wait, never by the frame's length. Every kind counts as many quiet frames as the
