@@ -20,7 +20,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "core", "eval", "worker"))
-from kwb_worker.judge import baseline_cap, by_round, lane_slowdown, per_call  # noqa: E402
+from kwb_worker.judge import by_round, cap_slowdown, capped, paired, per_call  # noqa: E402
 
 
 def quantile(v, p):
@@ -48,12 +48,9 @@ STATS = {"median": statistics.median, "mean": statistics.mean, "trim10": lambda 
 
 
 def judge_figure(d, eager, cand, clean_eager, on_gpu):
-    timed, clean = d["timed"], d["clean"]
-    slow = 1.0 if on_gpu else lane_slowdown(clean.get("dry") or [], timed.get("dry") or [])
-    cap = baseline_cap(eager, clean_eager, slow)
-    v = [min(x, cap) for x in eager] if cap is not None else eager
-    rounds = timed.get("rounds") or {}
-    if rounds.get("candidate") is not None and rounds.get("candidate") == rounds.get("eager") and len(v) == len(cand):
+    timed = d["timed"]
+    v, _ = capped(eager, clean_eager, cap_slowdown(on_gpu, d["clean"], timed))
+    if paired(timed, v, cand):
         cand = by_round(cand, v)
     return statistics.median(v) / statistics.median(cand)
 

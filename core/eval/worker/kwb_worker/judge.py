@@ -336,6 +336,26 @@ def baseline_cap(beside, clean, slow=1.0):
     return cap if statistics.median(beside) > 1.1 * cap else None
 
 
+def cap_slowdown(on_gpu, clean, timed):
+    """The factor on the clean rounds' slowest for baseline_cap: on a CPU lane_slowdown of the clean and timed rounds'
+    dry frames; on a GPU 1 (unchecked there)."""
+    return 1.0 if on_gpu else lane_slowdown(clean.get("dry") or [], timed.get("dry") or [])
+
+
+def capped(beside, clean, slow=1.0):
+    """(the per-call figures beside the candidate, each at most baseline_cap's; that cap or None)."""
+    cap = baseline_cap(beside, clean, slow)
+    return ([min(x, cap) for x in beside] if cap is not None else beside), cap
+
+
+def paired(timed, eager, cand):
+    """Whether the candidate's figures are read round by round against eager's (by_round): both counted from the
+    same rounds, one each."""
+    rounds = timed.get("rounds") or {}
+    return bool(eager) and rounds.get("candidate") is not None and rounds.get("candidate") == rounds.get("eager") \
+        and len(eager) == len(cand)
+
+
 def cpu_rounds(clean):
     """Timed rounds on a CPU where none were asked for: on this 2-core machine, quiet, a tiny task's frames (60 ReLU
     calls, ~4 ms) scatter by 15-20% with no run delay at all (eager's frames of one evaluation 3.6-5.7 ms), and a speed
@@ -1385,20 +1405,14 @@ class _Judge:
         clean_calls = {n: per_call(clean[n], p_ref, K) for n in ("eager", "graph") if clean.get(n)}
         wanted = self.req.get("baselines", True) is not False
         beside = {}
+        slow = cap_slowdown(self.on_gpu, clean, got)
         for name in ("eager", "graph"):
             frames = (got.get("figures") or {}).get(name) or got.get(name) or []
             if not frames or not wanted:
                 continue
-            v = per_call(frames, p_ref, K)
-            # A baseline is never reported slower than the slowest clean round (beyond 10%): whatever slowed it
-            # beside the candidate, the speedup does not grow with it. integrity.baseline_interference reads the
-            # rounds as they were.
-            # On a CPU the slowest clean round as fast as the machine ran beside the candidate (lane_slowdown); on a
-            # GPU as it was (unchecked there).
-            slow = 1.0 if self.on_gpu else lane_slowdown(clean.get("dry") or [], got.get("dry") or [])
-            cap = baseline_cap(v, clean_calls.get(name), slow)
+            # (integrity.baseline_interference reads the rounds as they were)
+            v, cap = capped(per_call(frames, p_ref, K), clean_calls.get(name), slow)
             if cap is not None:
-                v = [min(x, cap) for x in v]
                 self.notes.append("%s rounds beside the candidate were slower than every round before it was "
                                   "imported: counted at most %.4f ms, the slowest of those%s" % (
                                       name, cap, "" if slow == 1.0 else " times %.2f, the slowdown of the lane's dry "
@@ -1406,9 +1420,7 @@ class _Judge:
             res[name] = timing.stats(v)
             beside[name] = v
         cand = per_call((got.get("figures") or {}).get("candidate") or got["candidate"], p_cand, K)
-        rounds = got.get("rounds") or {}
-        if beside.get("eager") and rounds.get("candidate") is not None and rounds.get("candidate") == \
-                rounds.get("eager") and len(beside["eager"]) == len(cand):
+        if paired(got, beside.get("eager"), cand):
             cand = by_round(cand, beside["eager"])
             self.notes.append("each of the candidate's frames is read against eager's frame of the same round, at "
                               "eager's median (the machine's speed drifts from round to round)")
