@@ -34,7 +34,8 @@ job() {
         $J --out $R/honest.jsonl --sections pairs --pairs $L/honest_small.txt --budget-s 90
         $J --out $R/honest_big.jsonl --sections pairs --pairs $L/honest_big.txt --budget-s 60
         $J --out $R/redteam12.jsonl --sections pairs --pairs tests/data/redteam12/pairs.txt --budget-s 100
-        $J --out $R/redteam13.jsonl --sections pairs --pairs tests/data/redteam13/pairs.txt --budget-s 100" ;;
+        $J --out $R/redteam13.jsonl --sections pairs --pairs tests/data/redteam13/pairs.txt --budget-s 100
+        $J --out $R/redteam15.jsonl --sections pairs --pairs tests/data/redteam15/pairs.txt --budget-s 100" ;;
     cheats_a) echo "$J --out $R/cheats_af_s.jsonl --sections cheats --cheats '^[a-fs]' --budget-s 480" ;;
     cheats_b) echo "$J --out $R/cheats_gr_uz.jsonl --sections cheats --cheats '^[g-ru-z]' --budget-s 480" ;;
     kernels) echo "python3 tests/gpu/kernelbench_sweep.py $KB --commit $KC --budget-s 150 --only '^($(paste -sd'|' $L/big_sample.txt))\\.py\$' --state $R/big_sample.jsonl
