@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The judge's GPU check (device machine; not run by CI), in named jobs, one job a GPU, so that it fits the GPUs and the
-# ten minutes a device call has: e.g. on four GPUs JOBS="redteams honest cheats_a cheats_b", then JOBS="kernels".
+# ten minutes a device call has: e.g. on four GPUs JOBS="redteams honest cheats_a cheats_b", then JOBS="blind kernels".
 #
 #   redteams  a smoke evaluation first (the call stops if it fails), tiny own copies once, blind red teams 9, 10, 11
-#   honest    red teams 7, 3, 8; red team 4's honest kernels on the bundled tasks and on big KernelBench tasks;
-#             blind red teams 12 and 13
+#   honest    red teams 7, 3, 8; red team 4's honest kernels on the bundled tasks and on big KernelBench tasks
+#   blind     blind red teams 12, 13 and 15 (in the honest job they made it longer than a device call: session 20)
 #   cheats_a  the catalogue (tests/data/cheats), files a-f and s
 #   cheats_b  the catalogue, files g-r and u-z
 #   kernels   six big own copies, the hand-written kernels, 39_GRU's showcase kernel, five launch-bound own copies
@@ -32,8 +32,8 @@ job() {
         $J --out $R/redteam3.jsonl --sections pairs --pairs tests/data/redteam3/pairs.txt --budget-s 80
         $J --out $R/redteam8.jsonl --sections pairs --pairs tests/data/redteam8/pairs.txt --budget-s 80
         $J --out $R/honest.jsonl --sections pairs --pairs $L/honest_small.txt --budget-s 90
-        $J --out $R/honest_big.jsonl --sections pairs --pairs $L/honest_big.txt --budget-s 60
-        $J --out $R/redteam12.jsonl --sections pairs --pairs tests/data/redteam12/pairs.txt --budget-s 100
+        $J --out $R/honest_big.jsonl --sections pairs --pairs $L/honest_big.txt --budget-s 60" ;;
+    blind) echo "$J --out $R/redteam12.jsonl --sections pairs --pairs tests/data/redteam12/pairs.txt --budget-s 100
         $J --out $R/redteam13.jsonl --sections pairs --pairs tests/data/redteam13/pairs.txt --budget-s 100
         $J --out $R/redteam15.jsonl --sections pairs --pairs tests/data/redteam15/pairs.txt --budget-s 100" ;;
     cheats_a) echo "$J --out $R/cheats_af_s.jsonl --sections cheats --cheats '^[a-fs]' --budget-s 480" ;;
