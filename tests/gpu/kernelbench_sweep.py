@@ -118,7 +118,7 @@ def main():
             row = {"level": lv, "task": name, "class": task_class(lv, name), "status": r["status"],
                    "eager": speedup(r, "eager"), "graph": speedup(r, "graph"), "ref_gib": ref_peak,
                    "eval_gib": ev_peak, "ratio": ev_peak / ref_peak if ref_peak > 0 else float("nan"),
-                   "wall": r["_wall"], "flags": flags(r), "reason": r.get("reason", ""),
+                   "wall": r["_wall"], "start": r["_start"], "flags": flags(r), "reason": r.get("reason", ""),
                    "memory_note": r.get("memory_note", ""), "commit": commit,
                    "eager_ms": (r.get("eager") or {}).get("median_ms"), "candidate_ms": (r.get("candidate") or {}).get("median_ms")}
             print("%-3d %-42s %-14s %-16s %7.2f %7.2f %8.2f %8.2f %6.2f %6.1f %s" % (

@@ -43,6 +43,13 @@ def totals(rows, lo, hi):
     walls = [r["wall"] for r in rows.values() if r.get("wall")]
     if walls:
         print("evaluation wall: median %.1f s, %.0f s in all" % (statistics.median(walls), sum(walls)))
+    # The worker's start (torch imported, the GPU found) is in the wall: the sweep starts each task's worker when the
+    # task before it has ended, so that no import runs beside an evaluation's frames; the workbench starts it while
+    # the LLM answers (Evaluator::prestart). Rows from session 20 on keep it.
+    less = [r["wall"] - r["start"] for r in rows.values() if r.get("wall") and r.get("start") == r.get("start")
+            and r.get("start") is not None]
+    if less:
+        print("evaluation wall less the worker's start: median %.1f s (%d tasks)" % (statistics.median(less), len(less)))
     out = sorted((r for r in ok if not lo <= r["eager"] <= hi), key=lambda r: r["eager"])
     print("outside the band: " + (", ".join("L%d %s %.3f" % (r["level"], r["task"], r["eager"]) for r in out) or "none"))
 
