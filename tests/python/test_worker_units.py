@@ -400,6 +400,56 @@ def test_a_baseline_is_capped_at_the_clean_rounds_as_fast_as_the_machine_ran_bes
     assert judge.baseline_cap(beside, []) is None
 
 
+def test_a_baseline_is_not_capped_below_the_candidates_own_pace(monkeypatch):
+    # Own 3_Matmul on this 2-core machine (KWB_FRAMES_DUMP, s18): the machine's speed went 1.7x down in the middle of
+    # the timed rounds, eager's calls and the candidate's alike (5.8 -> 10.3 ms); the dry frames (plumbing, no matmul)
+    # unmoved. Capped at the clean rounds' slowest, the honest copy came out at 0.60x.
+    import statistics
+
+    from kwb_worker import judge
+
+    clean = [5.8595, 5.7827, 6.0287, 5.737, 5.8272, 5.7776]
+    eager = [5.76, 5.84, 5.76, 5.74, 5.81, 6.44, 6.76, 10.32, 10.29, 10.33, 10.30, 10.44, 10.3, 10.4, 10.35]
+    cand = [6.13, 5.94, 5.97, 5.91, 6.09, 5.98, 8.17, 10.32, 10.34, 10.35, 10.33, 10.34, 10.36, 10.3, 10.31]
+    dry = {"dry": [0.5] * 6}
+    assert judge.cap_slowdown(False, dry, dry) == 1.0
+    assert judge.baseline_cap(eager, clean) == pytest.approx(6.0287)  # the wrong cap: 0.60x
+    pace = judge.cap_slowdown(False, dry, dry, cand, clean)
+    assert pace == pytest.approx(statistics.median(cand) / statistics.median(clean))
+    assert judge.baseline_cap(eager, clean, pace) is None
+    # A candidate at the copy's speed that slows eager alone is capped as before.
+    assert judge.cap_slowdown(False, dry, dry, [5.8] * 15, clean) == 1.0
+    assert judge.baseline_cap([8.0] * 15, clean, judge.cap_slowdown(False, dry, dry, [5.8] * 15, clean)) == \
+        pytest.approx(6.0287)
+    # On a GPU only with KWB_X_CAP_CAND=1 (its GPU check is owed).
+    monkeypatch.delenv("KWB_X_CAP_CAND", raising=False)
+    assert judge.cap_slowdown(True, {}, {}, cand, clean) == 1.0
+    monkeypatch.setenv("KWB_X_CAP_CAND", "1")
+    assert judge.cap_slowdown(True, {}, {}, cand, clean) == pytest.approx(pace)
+
+
+def test_the_candidates_pace_lets_no_candidate_reach_a_higher_figure_than_without_it():
+    # Whatever a candidate does to its own calls (c) and to eager's beside it (e), its figure with the pace in the cap
+    # is at most the larger of its figure without it and 1.1 times the slowest clean round over the clean median
+    # (the cap holds once eager's median passes 1.1 times it), which a candidate at the copy's own speed slowing
+    # eager alone reaches without it.
+    import statistics
+
+    from kwb_worker import judge
+
+    clean = [1.00, 1.02, 0.98, 1.05, 0.99, 1.01]
+    top = 1.1 * max(clean) / statistics.median(clean)
+    for c in (0.25, 0.5, 0.9, 1.0, 1.005, 1.2, 2.0, 4.0):
+        for e in (0.5, 0.9, 1.0, 1.1, 1.15, 1.3, 2.0, 3.0, 8.0):
+            cand, beside = [c] * 9, [e] * 9
+            without, _ = judge.capped(beside, clean)
+            with_pace, _ = judge.capped(beside, clean, judge.cap_slowdown(False, {}, {}, cand, clean))
+            f0 = statistics.median(without) / c
+            f1 = statistics.median(with_pace) / c
+            assert f1 <= max(f0, top) + 1e-12, (c, e, f0, f1)
+            assert f1 >= f0 - 1e-12  # and never lower than without it
+
+
 def test_the_counted_frames_are_those_no_other_process_delayed():
     # A frame whose judge and runner waited for a CPU (the kernel's run delay) is not counted while enough others
     # did not wait; chosen by the wait, never by the frame's length. Every kind counts as many quiet frames as the
