@@ -450,6 +450,31 @@ def test_the_candidates_pace_lets_no_candidate_reach_a_higher_figure_than_withou
             assert f1 >= f0 - 1e-12  # and never lower than without it
 
 
+def test_the_alternate_order_puts_every_compared_frame_after_the_other_lanes():
+    # KWB_X_ALTERNATE=1, an experiment for the GPU A/B: both runners share one core, and a frame right after its own
+    # runner's ran faster; in this order no compared frame follows its own lane's frame.
+    from kwb_worker import judge
+
+    ref = {"dry", "bare", "eager", "graph"}
+
+    def lanes_alternate(order, compared):
+        return all(i > 0 and ((order[i - 1] in ref) != (n in ref)) for i, n in enumerate(order) if n in compared)
+
+    big_timed = judge.alternate(["dry", "eager", "candidate"], True, True)
+    assert big_timed == ["dry", "candidate", "eager"] and lanes_alternate(big_timed, {"candidate", "eager"})
+    small_timed = judge.alternate(["dry", "eager", "graph", "candidate"], False, True)
+    assert small_timed == ["graph", "candidate", "eager", "dry"]
+    assert lanes_alternate(small_timed, {"candidate", "eager"})
+    assert judge.alternate(["dry", "eager", "candidate"], False, True) == ["dry", "candidate", "eager"]
+    big_clean = judge.alternate(["dry", "eager", "dry_cand", "bare", "bare_cand"], True, False)
+    assert big_clean == ["dry", "bare_cand", "bare", "dry_cand", "eager"]
+    assert lanes_alternate(big_clean, {"bare", "bare_cand", "dry_cand", "eager"})
+    small_clean = judge.alternate(["dry", "eager", "graph", "dry_cand"], False, False)
+    assert small_clean == ["eager", "dry_cand", "dry", "graph"] and lanes_alternate(small_clean, {"dry_cand", "dry"})
+    for names in (["dry", "eager", "candidate"], ["dry", "eager", "graph", "dry_cand"]):
+        assert sorted(judge.alternate(names, False, "candidate" in names)) == sorted(names)  # every frame, once
+
+
 def test_the_counted_frames_are_those_no_other_process_delayed():
     # A frame whose judge and runner waited for a CPU (the kernel's run delay) is not counted while enough others
     # did not wait; chosen by the wait, never by the frame's length. Every kind counts as many quiet frames as the

@@ -86,6 +86,10 @@ FLOOR_SHARE = 0.02  # a frame is never charged less than this share of itself (a
 MEASURE_SHARE = 0.2  # eager's calls are measurable at this share of its frame above the dry frame (measurable())
 MEASURE_SPREAD = 2.0  # ... or this many interquartile ranges of the dry frames above them
 _sysrand = random.SystemRandom()
+# Experiments for the next GPU A/B (tests/gpu/results/s20_residual.md), off by default; neither has had its GPU check:
+# KWB_X_ALTERNATE=1 (a fixed order of a round's frames, alternate()); KWB_X_WRITE_BOTH=1 (a big task's candidate inputs
+# written right before its frame and its clobbered slot rewritten after it, as the reference's are).
+WRITE_BOTH = os.environ.get("KWB_X_WRITE_BOTH") == "1"
 
 _runners = {}  # the pre-started runners of this worker process: "reference", "candidate"
 
@@ -421,6 +425,23 @@ def measurable(clean):
     text = "eager's calls %.4f ms a frame above the dry frame's %.4f ms (%.0f%% of its frame; the dry frames' " \
            "interquartile range %.4f ms)" % (calls, statistics.median(dry), 100 * share, spread)
     return share >= MEASURE_SHARE or calls >= MEASURE_SPREAD * spread, text
+
+
+def alternate(names, big, timed):
+    """KWB_X_ALTERNATE=1 (an experiment, off by default: a fixed order tells a candidate which frame follows its own,
+    so the catalogue must pass again before it could be the default): an order of a round's frames in which every
+    frame a figure compares follows a frame of the other lane's runner (both runners share one core). Drawn each
+    round, eager followed its own lane's frame in half the timed rounds and the candidate in none (one frame a
+    round); such a frame ran 0.10-0.16 ms faster in session 20's dumps, and the offset's pairs did so in 49% (bare)
+    and 24% (bare_cand) of the clean rounds. Timed: the reference's first frame (a big task's dry frame, else the
+    graph where there is one), the candidate, eager, the rest. Clean: big dry, bare_cand, bare, dry_cand, eager;
+    small eager, dry_cand, dry, then the rest. Names not listed keep their place at the end."""
+    if timed:
+        first = "dry" if big or "graph" not in names else "graph"
+        head = [first, "candidate", "eager"]
+    else:
+        head = ["dry", "bare_cand", "bare", "dry_cand", "eager"] if big else ["eager", "dry_cand", "dry"]
+    return [n for n in head if n in names] + [n for n in names if n not in head]
 
 
 def lane_offset(clean, plumbing=None):
@@ -1005,11 +1026,18 @@ class _Judge:
         rest = [n for n in names if not (self.big and n == "dry")]
         _sysrand.shuffle(rest)
         order = (["dry"] if len(rest) < len(names) else []) + rest
+        if os.environ.get("KWB_X_ALTERNATE") == "1" and ("candidate" in names or "dry_cand" in names):
+            order = alternate(names, self.big, "candidate" in names)
         frames, idle = {}, {}
         for name in order:
             if name == "candidate":
+                if WRITE_BOTH and self.big:
+                    self.cand.write(sets)  # right before its frame, as ref_frame writes the reference's
                 frames[name] = self.cand.frame(self.K, what, phase, fwd, reseed=self.reseed, cpu=True,
                                                clobber=self.clobber())
+                if WRITE_BOTH and frames[name].clobbered is not None:
+                    k = frames[name].clobbered  # rewritten after its frame, as ref_frame rewrites the reference's
+                    self.cand.write([sets[k]], slots=[k])
             elif name == "dry_cand":
                 frames[name] = self.cand.frame(self.K, "dry batch", phase, fwd, mode="dry", dry_out=self.out_shapes,
                                                cpu=True, clobber=self.clobber())
@@ -1243,7 +1271,8 @@ class _Judge:
             sets = self.draws(K)
             if not self.big:
                 self.ref.write(sets)
-            self.cand.write(sets)
+            if not (WRITE_BOTH and self.big):  # (WRITE_BOTH: a big task's are written right before its frame)
+                self.cand.write(sets)
             frames, idle = self.round_frames(i, names, sets, what, "running")
             self.checks.note_idle(idle["candidate"])
             if rnd > 0:
