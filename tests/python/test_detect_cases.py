@@ -824,9 +824,10 @@ def test_scan_tasks_are_classified():
 # frame's calls, work after the runner's reply) are named by a static detector, so the pipeline keeps them from being
 # best (Pipeline::selectAndDetect). The figures are those of the last GPU check's committed results.
 
-GPU_CHECK = [os.path.join(ROOT, "tests", "gpu", "results", "h200x4_s18b_omp_%s.jsonl" % j)
-             for j in ("cheats_af_s", "cheats_gr_uz", "redteam3", "redteam7", "redteam8", "redteam9", "redteam10",
-                       "redteam11", "redteam12")]
+GPU_CHECK = [os.path.join(ROOT, "tests", "gpu", "results", "h200x4_%s.jsonl" % j)
+             for j in ("s20a_cheats_af_s", "s20a_cheats_gr_uz", "s20b_redteam3", "s20b_redteam7", "s20b_redteam8",
+                       "s20b_redteam9", "s20b_redteam10", "s20b_redteam11", "s20b_redteam12", "s20b_redteam13",
+                       "s20c_redteam15")]
 
 
 def test_every_cheat_that_gained_past_the_runtime_is_named_statically():
@@ -837,6 +838,7 @@ def test_every_cheat_that_gained_past_the_runtime_is_named_statically():
     assert all(static is not None for _, _, _, static in rows), [n for n, _, _, s in rows if s is None]  # files found
     gained = {name: (e, static) for name, e, _, static in rows if e > 1.05}
     # The check's own figures: the family is there, so this test cannot pass on an empty selection.
-    assert {"gpu/batch_gemm_one_pass.py", "one_call_for_the_batch.py", "cheat_lookahead_batch.py"} <= set(gained)
+    assert {"gpu/batch_gemm_one_pass.py", "one_call_for_the_batch.py", "cheat_lookahead_batch.py",
+            "cheat_readahead_batch.py"} <= set(gained)
     assert not [name for name, (_, static) in gained.items() if not static], gained
     assert all(any(v.startswith(INTRO) for v in static) for _, static in gained.values())
