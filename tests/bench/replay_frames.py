@@ -9,7 +9,7 @@ on it. Prints figures; asserts nothing.
   /usr/bin/python3 tests/bench/replay_frames.py [--band 0.90 1.10] DUMP...
 
 "judge": the figure as report_times makes it now (the frames counted, each less the plumbing over the calls; eager
-capped by baseline_cap with lane_slowdown on a CPU and candidate_pace; the candidate by_round; medians). The others use the same counted
+capped by baseline_cap with candidate_pace; the candidate by_round; medians). The others use the same counted
 per-call figures, uncapped and unpaired: "median", "mean", "trim10"/"trim25" (the mean less that share at each end),
 "fast3" (the mean of the fastest third), "q10", "q25"."""
 import argparse
@@ -20,7 +20,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "core", "eval", "worker"))
-from kwb_worker.judge import by_round, cap_slowdown, capped, paired, per_call  # noqa: E402
+from kwb_worker.judge import by_round, candidate_pace, capped, paired, per_call  # noqa: E402
 
 
 def quantile(v, p):
@@ -49,7 +49,7 @@ STATS = {"median": statistics.median, "mean": statistics.mean, "trim10": lambda 
 
 def judge_figure(d, eager, cand, clean_eager, on_gpu):
     timed = d["timed"]
-    v, _ = capped(eager, clean_eager, cap_slowdown(on_gpu, d["clean"], timed, cand, clean_eager))
+    v, _ = capped(eager, clean_eager, candidate_pace(on_gpu, cand, clean_eager))
     if paired(timed, v, cand):
         cand = by_round(cand, v)
     return statistics.median(v) / statistics.median(cand)

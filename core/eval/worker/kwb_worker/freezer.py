@@ -84,7 +84,11 @@ class Freezer:
             # Random: judges in sandboxes of their own all have small pids.
             path = os.path.join(root, "%s-%d-%d-%s" % (tag, os.getpid(), next(_counter), os.urandom(4).hex()))
             try:
-                os.mkdir(path, 0o755)
+                # Root's alone: a candidate that could open the other runner's group files could watch them
+                # (inotify, fanotify) and make every freeze and thaw of that runner by the judge slow (blind red
+                # team 16: the reference's frames, and its dry frames most).
+                os.mkdir(path, 0o700)
+                os.chmod(path, 0o700)
             except OSError:
                 continue
             probe = os.path.join(path, "cgroup.freeze" if is_v2 else "freezer.state")

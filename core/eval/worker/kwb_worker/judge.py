@@ -315,24 +315,9 @@ def by_round(cand, eager):
     return [c * mid / e for c, e in zip(cand, eager)]
 
 
-def lane_slowdown(clean_dry, timed_dry):
-    """How much slower the reference's lane's dry frames (its plumbing, no task code) ran beside the candidate than in
-    the clean rounds, at least 1: the median of each (None, read as 1, with fewer than 3 of either). On this 2-core
-    machine the speed of everything shifts by ~1.3-1.6x for stretches (own 2_Softmax's frames ~4.4 or ~6-7 ms, with no
-    run delay, no steal); clean rounds all in a fast stretch and timed ones in a slow one capped eager at the clean
-    rounds' slowest and reported an honest copy at 0.73x (the candidate's frames were as slow as eager's). The dry
-    frames run in the same rounds as eager's, on the same lane, with the candidate's processes frozen: what its
-    leftovers slow is the frame right after its own, in an order drawn each round about a third of the dry frames,
-    not their median; a slowdown of every frame slows its own frames alike. The median, not a low quantile: the
-    fastest dry frames stayed fast through a slow stretch (0.874x capped, lifted by the median's 1.07 alone)."""
-    if len(clean_dry) < 3 or len(timed_dry) < 3:
-        return 1.0
-    return max(1.0, statistics.median(timed_dry) / statistics.median(clean_dry))
-
-
 def baseline_cap(beside, clean, slow=1.0):
     """The most a baseline's per-call figure beside the candidate counts (report_times), or None where it stands as
-    measured: the slowest clean round's, times `slow` (lane_slowdown on a CPU), once the median beside the candidate
+    measured: the slowest clean round's, times `slow` (candidate_pace), once the median beside the candidate
     is over 1.1 times that. Whatever slowed eager beside the candidate, the speedup does not grow with it."""
     if not clean or not beside:
         return None
@@ -341,26 +326,24 @@ def baseline_cap(beside, clean, slow=1.0):
 
 
 def candidate_pace(on_gpu, cand, clean):
-    """How much slower the candidate's own calls ran beside the baseline than the baseline's clean rounds (median over
-    median, at least 1; 1 without either). On this 2-core machine the speed of everything shifted by 1.7x in the
-    middle of the timed rounds (own 3_Matmul: eager's calls and the candidate's 5.8 -> 10.3 ms alike, the dry frames
-    unmoved, the plumbing being no matmul): capped at the clean rounds' slowest, eager made an honest copy 0.60x.
+    """The factor on the clean rounds' slowest for baseline_cap: how much slower the candidate's own calls ran beside
+    the baseline than the baseline's clean rounds (median over median, at least 1; 1 without either). On this 2-core
+    machine the speed of everything shifted by 1.7x in the middle of the timed rounds (own 3_Matmul: eager's calls
+    and the candidate's 5.8 -> 10.3 ms alike, the dry frames unmoved, the plumbing being no matmul): capped at the
+    clean rounds' slowest, eager made an honest copy 0.60x.
     Safe by construction: with the cap the slowest clean round X times this pace (holding once eager's median passes
     1.1 times it), a figure (eager's over the candidate's) never passes 1.1 X over the clean median M by slowing
     eager, and a candidate at the copy's speed that slows eager alone reaches 1.1 X / M without it: no candidate's
-    figure goes higher with it than the most one reaches without it (test_worker_units). On a GPU 1 unless KWB_X_CAP_CAND=1 (its GPU check is owed: tests/gpu/results/s20.md); replayed on every
-    committed GPU frame dump, it would have lifted 14 honest copies out of a wrong cap (0.69-0.98x -> 0.88-1.14x)."""
+    figure goes higher with it than the most one reaches without it (test_worker_units).
+    It replaced the slowdown of the reference lane's dry frames (session 19), which a candidate could raise on its
+    own: blind red team 16 watched the reference runner's cgroup files (inotify, fanotify, an epoll fan-out), so that
+    the judge's own freeze and thaw of that runner slowed its frames, its short dry frames most, and the cap rose over
+    a slowed eager: an honest-speed ReLU at 1.7x, a softmax at 2.0x, no flag (tests/data/redteam16).
+    On a GPU 1 unless KWB_X_CAP_CAND=1 (its GPU check is owed: tests/gpu/results/s20.md); replayed on every committed
+    GPU frame dump, it would have lifted 14 honest copies out of a wrong cap (0.69-0.98x -> 0.88-1.14x)."""
     if not cand or not clean or (on_gpu and os.environ.get("KWB_X_CAP_CAND") != "1"):
         return 1.0
     return max(1.0, statistics.median(cand) / statistics.median(clean))
-
-
-def cap_slowdown(on_gpu, clean, timed, cand=None, clean_calls=None):
-    """The factor on the clean rounds' slowest for baseline_cap: the larger of lane_slowdown of the clean and timed
-    rounds' dry frames (on a CPU; 1 on a GPU, unchecked there) and candidate_pace of the candidate's per-call figures
-    against the baseline's clean ones."""
-    dry = 1.0 if on_gpu else lane_slowdown(clean.get("dry") or [], timed.get("dry") or [])
-    return max(dry, candidate_pace(on_gpu, cand, clean_calls))
 
 
 def capped(beside, clean, slow=1.0):
@@ -1457,13 +1440,13 @@ class _Judge:
             if not frames or not wanted:
                 continue
             # (integrity.baseline_interference reads the rounds as they were)
-            slow = cap_slowdown(self.on_gpu, clean, got, cand, clean_calls.get(name))
+            slow = candidate_pace(self.on_gpu, cand, clean_calls.get(name))
             v, cap = capped(per_call(frames, p_ref, K), clean_calls.get(name), slow)
             if cap is not None:
                 self.notes.append("%s rounds beside the candidate were slower than every round before it was "
                                   "imported: counted at most %.4f ms, the slowest of those%s" % (
-                                      name, cap, "" if slow == 1.0 else " times %.2f, as much slower as the lane's "
-                                      "dry frames or the candidate's own calls ran beside it" % slow))
+                                      name, cap, "" if slow == 1.0 else " times %.2f, as much slower as the candidate's "
+                                      "own calls ran" % slow))
             res[name] = timing.stats(v)
             beside[name] = v
         if paired(got, beside.get("eager"), cand):
