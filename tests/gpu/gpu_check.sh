@@ -5,7 +5,7 @@
 #
 #   redteams  a smoke evaluation first (the call stops if it fails), tiny own copies once, blind red teams 9, 10, 11
 #   honest    red teams 7, 3, 8; red team 4's honest kernels on the bundled tasks and on big KernelBench tasks
-#   blind     blind red teams 12, 13 and 15 (in the honest job they made it longer than a device call: session 20)
+#   blind     blind red teams 12, 13, 15 and 16 (in the honest job they made it longer than a device call: session 20)
 #   cheats_a  the catalogue (tests/data/cheats), files a-f and s
 #   cheats_b  the catalogue, files g-r and u-z
 #   kernels   six big own copies, the hand-written kernels, 39_GRU's showcase kernel, five launch-bound own copies
@@ -35,7 +35,8 @@ job() {
         $J --out $R/honest_big.jsonl --sections pairs --pairs $L/honest_big.txt --budget-s 60" ;;
     blind) echo "$J --out $R/redteam12.jsonl --sections pairs --pairs tests/data/redteam12/pairs.txt --budget-s 100
         $J --out $R/redteam13.jsonl --sections pairs --pairs tests/data/redteam13/pairs.txt --budget-s 100
-        $J --out $R/redteam15.jsonl --sections pairs --pairs tests/data/redteam15/pairs.txt --budget-s 100" ;;
+        $J --out $R/redteam15.jsonl --sections pairs --pairs tests/data/redteam15/pairs.txt --budget-s 100
+        $J --out $R/redteam16.jsonl --sections pairs --pairs tests/data/redteam16/pairs.txt --budget-s 150" ;;
     cheats_a) echo "$J --out $R/cheats_af_s.jsonl --sections cheats --cheats '^[a-fs]' --budget-s 480" ;;
     cheats_b) echo "$J --out $R/cheats_gr_uz.jsonl --sections cheats --cheats '^[g-ru-z]' --budget-s 480" ;;
     kernels) echo "python3 tests/gpu/kernelbench_sweep.py $KB --commit $KC --budget-s 150 --only '^($(paste -sd'|' $L/big_sample.txt))\\.py\$' --state $R/big_sample.jsonl
