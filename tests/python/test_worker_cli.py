@@ -75,7 +75,7 @@ def test_correct_candidate(runs):
                              "integrity.precision", "integrity.implausible_speedup",
                              "integrity.timing_disagreement", "integrity.work_while_stopped",
                              "integrity.baseline_interference", "integrity.insensitive_inputs",
-                             "integrity.busy_machine"}
+                             "integrity.busy_machine", "integrity.file_watch"}
     # The verdicts read from measured times may warn on a loaded machine (a fresh CI run: every frame of an
     # honest ReLU held 13 ms outside its own clock, against 1.2 ms for eager), never refuse; the others are no.
     clocked = {"integrity.timing_disagreement", "integrity.baseline_interference", "integrity.implausible_speedup",

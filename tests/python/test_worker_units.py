@@ -471,6 +471,30 @@ def test_the_alternate_order_puts_every_compared_frame_after_the_other_lanes():
         assert sorted(judge.alternate(names, False, "candidate" in names)) == sorted(names)  # every frame, once
 
 
+def test_file_watches_are_listed_from_a_processes_descriptors():
+    # integrity.file_watch (blind red team 16): the judge lists the candidate's descriptors while it is stopped.
+    import subprocess
+
+    from kwb_worker import runnerclient
+
+    code = ("import ctypes, sys, time; libc = ctypes.CDLL(None); fd = libc.inotify_init1(0); "
+            "libc.inotify_add_watch(fd, b'/proc/self/schedstat', 1); print(fd, flush=True); time.sleep(30)")
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    q = subprocess.Popen([sys.executable, "-c", "import time; print(0, flush=True); time.sleep(30)"],
+                         stdout=subprocess.PIPE, text=True)
+    try:
+        fd = int(p.stdout.readline())
+        q.stdout.readline()
+        got = runnerclient.file_watches([p.pid, q.pid])
+        assert got == ["pid %d fd %d: anon_inode:inotify" % (p.pid, fd)]
+        assert runnerclient.file_watches([q.pid]) == []
+        assert runnerclient.file_watches([2 ** 22 + 7]) == []  # gone: nothing to say
+    finally:
+        for x in (p, q):
+            x.kill()
+            x.wait()
+
+
 def test_the_counted_frames_are_those_no_other_process_delayed():
     # A frame whose judge and runner waited for a CPU (the kernel's run delay) is not counted while enough others
     # did not wait; chosen by the wait, never by the frame's length. Every kind counts as many quiet frames as the

@@ -32,6 +32,7 @@ SEVERITY = {
     "integrity.isolation": "warning",
     "integrity.lingering_gpu_work": "critical",
     "integrity.busy_machine": "warning",
+    "integrity.file_watch": "critical",
 }
 LINGER_MS = 1.0  # a time slice of another context is ~2 ms on an H100; an idle GPU answers in ~0.02 ms
 
@@ -54,6 +55,7 @@ FIXES = {
                                     "outlives the call.",
     "integrity.busy_machine": "Evaluate it again on a machine with less else running: the figure is not the "
                               "candidate's alone.",
+    "integrity.file_watch": "Watch no files (inotify, fanotify): a kernel has no use for them.",
 }
 
 
@@ -137,6 +139,7 @@ class JudgeChecks:
         self.m_idleBase = []
         self.m_busy = None  # (outcome, summary, evidence): how far other processes delayed the counted frames (CPU)
         self.m_refAliases = False  # the task's own output is a view of its input
+        self.m_watches = None  # the candidate's file watches seen by the judge (note_watches); None: never looked
 
     def note_reference_aliases(self, yes):
         self.m_refAliases = bool(yes)
@@ -147,6 +150,14 @@ class JudgeChecks:
 
     def note_isolation(self, what):
         self.m_isolation = what
+
+    def note_watches(self, found):
+        """File watches (inotify, fanotify descriptors) the judge saw in the candidate's processes while they were
+        stopped, as "pid P fd N: what" strings; None where it could not look."""
+        if found is None:
+            return
+        self.m_watches = list(self.m_watches or [])
+        self.m_watches += [w for w in found if w not in self.m_watches]
 
     def note_inputs(self, trial, original, seen, what=None):
         """The inputs as the judge wrote them into the runner's arena against what is there after the call
@@ -460,6 +471,15 @@ class JudgeChecks:
         else:
             out.append(verdict("integrity.timer_patch", "no", "timers and synchronize untouched (the candidate's "
                                                               "clock is also checked against the judge's)"))
+        if self.m_watches:
+            # Blind red team 16: watches on the other runner's cgroup files made every freeze and thaw of it by
+            # the judge slow (the reference's frames, inside them); /proc/<pid>/schedstat, read around each frame,
+            # can be watched by any user too. A kernel has no use for a file watch.
+            out.append(verdict("integrity.file_watch", "yes", "the candidate's processes hold %d file watch "
+                               "descriptor(s) (inotify, fanotify): reads and writes of the files they watch, the "
+                               "judge's among them, do work for it" % len(self.m_watches), self.m_watches[:5]))
+        elif self.m_watches is not None:
+            out.append(verdict("integrity.file_watch", "no", "no file watch in the candidate's processes"))
         threads = [t for t in runner.get("threads", []) if isinstance(t, str)]
         if threads:
             out.append(verdict("integrity.threads", "yes", "%d thread(s) started by the candidate still alive"

@@ -476,6 +476,10 @@ class RunnerClient:
         tree = _process_tree()
         return [self.m_proc.pid] + _below(tree[0], self.m_proc.pid) + _orphans(tree)
 
+    def file_watches(self):
+        """file_watches() of every process of the candidate's (None where they cannot be read)."""
+        return file_watches(self._processes())
+
     def _threads(self, pid=None):
         """A process's thread ids, the runner's by default ([] when it is gone or was never started)."""
         if pid is None:
@@ -851,6 +855,28 @@ def _below(children, root):
         found.append(pid)
         todo.extend(children.get(pid, []))
     return found
+
+
+def file_watches(pids):
+    """The file watch descriptors (inotify, fanotify) of these processes, as "pid P fd N: anon_inode:..." strings;
+    None where a process's descriptors cannot be read (not root, another user's process)."""
+    out = []
+    for pid in pids:
+        d = "/proc/%d/fd" % pid
+        try:
+            fds = os.listdir(d)
+        except FileNotFoundError:
+            continue  # gone
+        except OSError:
+            return None
+        for fd in fds:
+            try:
+                target = os.readlink(os.path.join(d, fd))
+            except OSError:
+                continue
+            if target.startswith("anon_inode:") and ("inotify" in target or "fanotify" in target):
+                out.append("pid %d fd %s: %s" % (pid, fd, target))
+    return out
 
 
 def _schedstat_fields_ns(path):
