@@ -495,6 +495,30 @@ def test_file_watches_are_listed_from_a_processes_descriptors():
             x.wait()
 
 
+def test_a_file_watch_is_the_candidates_only_beyond_what_the_reference_runner_holds():
+    from kwb_worker import integrity
+
+    def watch_verdict(*rounds):
+        checks = integrity.JudgeChecks(on_gpu=True)
+        checks.m_ranCandidate = True  # (as after its trials)
+        checks.note_runner({})
+        for cand, ref in rounds:
+            checks.note_watches(cand, ref)
+        got = [v for v in checks.verdicts() if v["detector"] == "integrity.file_watch"]
+        return got[0] if got else None
+
+    w = ["pid 7 fd %d: anon_inode:inotify" % i for i in range(3, 19)]
+    assert watch_verdict((None, [])) is None  # never looked: no verdict
+    assert watch_verdict(([], []))["outcome"] == "no"
+    v = watch_verdict(([], []), (w, []), ([], []))  # seen in one checked round is enough
+    assert v["outcome"] == "yes" and v["severity"] == "critical" and "16 file watch" in v["summary"]
+    assert v["evidence"][0]["text"] == w[0]
+    # A library of the torch and driver stack that holds one holds it in the reference's runner too.
+    lib = ["pid 8 fd 40: anon_inode:inotify"]
+    assert watch_verdict((["pid 7 fd 40: anon_inode:inotify"], lib))["outcome"] == "no"
+    assert watch_verdict((["pid 7 fd 40: anon_inode:inotify"] + w, lib))["outcome"] == "yes"
+
+
 def test_the_counted_frames_are_those_no_other_process_delayed():
     # A frame whose judge and runner waited for a CPU (the kernel's run delay) is not counted while enough others
     # did not wait; chosen by the wait, never by the frame's length. Every kind counts as many quiet frames as the

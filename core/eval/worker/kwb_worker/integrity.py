@@ -140,6 +140,7 @@ class JudgeChecks:
         self.m_busy = None  # (outcome, summary, evidence): how far other processes delayed the counted frames (CPU)
         self.m_refAliases = False  # the task's own output is a view of its input
         self.m_watches = None  # the candidate's file watches seen by the judge (note_watches); None: never looked
+        self.m_watchBase = 0  # the most the reference's runner held at once (note_watches)
 
     def note_reference_aliases(self, yes):
         self.m_refAliases = bool(yes)
@@ -151,13 +152,16 @@ class JudgeChecks:
     def note_isolation(self, what):
         self.m_isolation = what
 
-    def note_watches(self, found):
+    def note_watches(self, found, reference=None):
         """File watches (inotify, fanotify descriptors) the judge saw in the candidate's processes while they were
-        stopped, as "pid P fd N: what" strings; None where it could not look."""
+        stopped, as "pid P fd N: what" strings (None where it could not look), and those of the reference's runner
+        at the same moment: the same torch and driver stack, so that what a library of theirs may hold is not the
+        candidate's doing. Kept: the most of each seen at once."""
         if found is None:
             return
-        self.m_watches = list(self.m_watches or [])
-        self.m_watches += [w for w in found if w not in self.m_watches]
+        if self.m_watches is None or len(found) > len(self.m_watches):
+            self.m_watches = list(found)
+        self.m_watchBase = max(self.m_watchBase, len(reference or []))
 
     def note_inputs(self, trial, original, seen, what=None):
         """The inputs as the judge wrote them into the runner's arena against what is there after the call
@@ -471,15 +475,19 @@ class JudgeChecks:
         else:
             out.append(verdict("integrity.timer_patch", "no", "timers and synchronize untouched (the candidate's "
                                                               "clock is also checked against the judge's)"))
-        if self.m_watches:
-            # Blind red team 16: watches on the other runner's cgroup files made every freeze and thaw of it by
-            # the judge slow (the reference's frames, inside them); /proc/<pid>/schedstat, read around each frame,
-            # can be watched by any user too. A kernel has no use for a file watch.
-            out.append(verdict("integrity.file_watch", "yes", "the candidate's processes hold %d file watch "
-                               "descriptor(s) (inotify, fanotify): reads and writes of the files they watch, the "
-                               "judge's among them, do work for it" % len(self.m_watches), self.m_watches[:5]))
-        elif self.m_watches is not None:
-            out.append(verdict("integrity.file_watch", "no", "no file watch in the candidate's processes"))
+        if self.m_watches is not None:
+            n, base = len(self.m_watches), self.m_watchBase
+            ref = " (the reference's runner: %d)" % base if base else ""
+            if n > base:
+                # Blind red team 16: watches on the other runner's cgroup files made every freeze and thaw of it by
+                # the judge slow (the reference's frames, inside them); /proc/<pid>/schedstat, read around each
+                # frame, can be watched by any user too. A kernel has no use for a file watch.
+                out.append(verdict("integrity.file_watch", "yes", "the candidate's processes hold %d file watch "
+                                   "descriptor(s) (inotify, fanotify)%s: reads and writes of the files they watch, "
+                                   "the judge's among them, do work for it" % (n, ref), self.m_watches[:5]))
+            else:
+                out.append(verdict("integrity.file_watch", "no", "no file watch in the candidate's processes beyond "
+                                   "what the reference's runner holds%s" % ref))
         threads = [t for t in runner.get("threads", []) if isinstance(t, str)]
         if threads:
             out.append(verdict("integrity.threads", "yes", "%d thread(s) started by the candidate still alive"

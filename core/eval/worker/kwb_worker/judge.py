@@ -1342,7 +1342,8 @@ class _Judge:
         """The candidate's calls of a round against the reference lane's eager calls on the same inputs (read in
         both arenas, the runners stopped), and its inputs as the judge wrote them."""
         res = self.res
-        self.checks.note_watches(self.cand.runner.file_watches())  # (stopped: its descriptors stay as they were)
+        self.checks.note_watches(self.cand.runner.file_watches(),  # (stopped: its descriptors stay as they were)
+                                 self.ref.runner.file_watches())
         refs = self.ref.outputs(frames["eager"])
         outs = self.cand.outputs(frames["candidate"])
         for k, (s, seen) in enumerate(zip(sets, self.cand.inputs(range(len(sets))))):
