@@ -10,7 +10,7 @@
 #   cheats_b  the catalogue, files g-r and u-z
 #   kernels   six big own copies, the hand-written kernels, 39_GRU's showcase kernel, five launch-bound own copies
 #
-# Usage: JOBS="..." [KB=.device/kb] [KC=commit] tests/gpu/gpu_check.sh     (results: $OUT/check.tar.gz)
+# Usage: JOBS="..." [KB=.device/kb] [KC=commit] [T=520] tests/gpu/gpu_check.sh     (results: $OUT/check.tar.gz)
 # Compare a catalogue with an earlier one: tests/gpu/catalogue_diff.py OLD.jsonl... -- NEW.jsonl...
 set -uo pipefail
 : "${OUT:?set OUT}" "${JOBS:?set JOBS}"
@@ -49,8 +49,11 @@ job() {
 cmds=(); for j in $JOBS; do cmds+=("$(job "$j")"); done
 t0=$(date +%s)
 nvidia-smi -L
-tests/gpu/parallel.sh "$OUT/r" "${cmds[@]}"
+# Within the device call whatever the jobs' budgets add up to (session 20's first call ran past it and came back
+# without its tar): after T seconds (default 520) the jobs are stopped and what they wrote is packed all the same.
+timeout -k 5 "${T:-520}" tests/gpu/parallel.sh "$OUT/r" "${cmds[@]}"
 echo "parallel exit $? after $(( $(date +%s) - t0 )) s"
+pkill -f "tests/gpu/judge_check.py|tests/gpu/kernelbench_sweep.py|tests/gpu/clock_check.py" 2>/dev/null
 i=0; for j in $JOBS; do echo "== GPU $i: $j"; grep -h "^SMOKE\|^== summary" -A12 "$OUT/r/gpu$i.log" | head -60; i=$((i + 1)); done
 gzip -f "$R"/*frames.jsonl 2>/dev/null
 tar -czf "$OUT/check.tar.gz" -C "$OUT" check r && rm -rf "$R" "$OUT/r"
