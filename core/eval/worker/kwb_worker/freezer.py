@@ -87,8 +87,7 @@ class Freezer:
                 # Root's alone: a candidate that could open the other runner's group files could watch them
                 # (inotify, fanotify) and make every freeze and thaw of that runner by the judge slow (blind red
                 # team 16: the reference's frames, and its dry frames most).
-                os.mkdir(path, 0o700)
-                os.chmod(path, 0o700)
+                os.mkdir(path, 0o700)  # (a umask only takes bits away)
             except OSError:
                 continue
             probe = os.path.join(path, "cgroup.freeze" if is_v2 else "freezer.state")

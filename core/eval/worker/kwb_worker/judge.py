@@ -89,6 +89,7 @@ _sysrand = random.SystemRandom()
 # Experiments for the next GPU A/B (tests/gpu/results/s20_residual.md), off by default; neither has had its GPU check:
 # KWB_X_ALTERNATE=1 (a fixed order of a round's frames, alternate()); KWB_X_WRITE_BOTH=1 (a big task's candidate inputs
 # written right before its frame and its clobbered slot rewritten after it, as the reference's are).
+ALTERNATE = os.environ.get("KWB_X_ALTERNATE") == "1"
 WRITE_BOTH = os.environ.get("KWB_X_WRITE_BOTH") == "1"
 
 _runners = {}  # the pre-started runners of this worker process: "reference", "candidate"
@@ -1009,16 +1010,17 @@ class _Judge:
         rest = [n for n in names if not (self.big and n == "dry")]
         _sysrand.shuffle(rest)
         order = (["dry"] if len(rest) < len(names) else []) + rest
-        if os.environ.get("KWB_X_ALTERNATE") == "1" and ("candidate" in names or "dry_cand" in names):
+        if ALTERNATE and ("candidate" in names or "dry_cand" in names):
             order = alternate(names, self.big, "candidate" in names)
         frames, idle = {}, {}
         for name in order:
             if name == "candidate":
-                if WRITE_BOTH and self.big:
+                write_both = WRITE_BOTH and self.big
+                if write_both:
                     self.cand.write(sets)  # right before its frame, as ref_frame writes the reference's
                 frames[name] = self.cand.frame(self.K, what, phase, fwd, reseed=self.reseed, cpu=True,
                                                clobber=self.clobber())
-                if WRITE_BOTH and frames[name].clobbered is not None:
+                if write_both and frames[name].clobbered is not None:
                     k = frames[name].clobbered  # rewritten after its frame, as ref_frame rewrites the reference's
                     self.cand.write([sets[k]], slots=[k])
             elif name == "dry_cand":
@@ -1447,8 +1449,8 @@ class _Judge:
             if cap is not None:
                 self.notes.append("%s rounds beside the candidate were slower than every round before it was "
                                   "imported: counted at most %.4f ms, the slowest of those%s" % (
-                                      name, cap, "" if slow == 1.0 else " times %.2f, as much slower as the candidate's "
-                                      "own calls ran" % slow))
+                                      name, cap, "" if slow == 1.0 else " times %.2f, as much slower as the "
+                                      "candidate's own calls ran" % slow))
             res[name] = timing.stats(v)
             beside[name] = v
         if paired(got, beside.get("eager"), cand):
