@@ -221,6 +221,33 @@ def test_a_launch_bound_tasks_frame_holds_enough_calls_of_its_cuda_graph():
     assert size(45.0, 7.0) == 1
 
 
+def test_a_set_past_big_with_short_calls_is_batched_where_the_bound_holds_two(monkeypatch):
+    # KWB_X_MID_BATCH (a GPU experiment): a 144 MiB ReLU of 0.07 ms a call at one call a frame sat under ~1.1 ms of
+    # plumbing (plain torch.relu at 0.63x-3.38x eager). mid_batched() asks batch_size() as for a small set; the
+    # constants here are the CPU's (64 MiB bound), the rule the same.
+    from types import SimpleNamespace
+
+    from kwb_worker import judge
+
+    notes = []
+    j = SimpleNamespace(big=True, on_gpu=False, chain=None, memory_note=notes.append)
+    j.batch_size = lambda call_ms, graph_ms=None: judge._Judge.batch_size(j, call_ms, graph_ms)
+
+    def mid(in_bytes, out_bytes, call_ms):
+        j.in_bytes, j.out_bytes = in_bytes, out_bytes
+        j.estimate_call_ms = lambda first: None if j.big else call_ms  # as the real one: None while big
+        got = judge._Judge.mid_batched(j, None)
+        assert j.big  # left for the caller to set
+        return got
+
+    assert mid(4 << 20, 4 << 20, 0.07)  # short calls, small enough for many a frame
+    assert len(notes) == 1 and "batched on the device all the same" in notes[0]
+    assert not mid(4 << 20, 4 << 20, 12.0)  # a long call: one a frame anyway
+    assert not mid(20 << 20, 20 << 20, 0.07)  # one set's inputs and three outputs past half the bound
+    assert mid(12 << 20, 1 << 20, 0.5)  # 15 MiB a call: 4 within 64 MiB
+    assert len(notes) == 2
+
+
 def test_the_candidate_lane_carries_the_lanes_offset_measured_before_its_import():
     # The candidate lane's plumbing is the reference lane's fastest dry frame plus the median of the clean rounds'
     # paired differences, counted only where 3 of 4 pairs agree in sign and at most a quarter of the plumbing.
