@@ -535,6 +535,13 @@ TAMPER = [
     ("traceback_frames", INTRO, "", "", "try:\n    raise ValueError\nexcept ValueError as e:\n    g = e.__traceback__.tb_frame",
      "yes"),
     ("walk_stack", INTRO, "import traceback", "", "fs = list(traceback.walk_stack(None))", "yes"),
+    # blind red team 17 (tests/data/redteam17): the runner's serve loop reached by name, past the attribute rule
+    ("frame_by_getattr", INTRO, "", "", "try:\n    raise ValueError\nexcept ValueError as e:\n"
+     "    f = getattr(getattr(e, '__traceback__'), 'tb_frame')\n    up = getattr(f, 'f_back')", "yes"),
+    ("traceback_attribute", INTRO, "", "", "try:\n    raise ValueError\nexcept ValueError as e:\n    tb = e.__traceback__",
+     "yes"),
+    ("attrgetter_f_locals", INTRO, "import operator", "", "get = operator.attrgetter('f_locals')", "yes"),
+    ("frame_word_in_a_sentence", INTRO, "", "", "note = 'reads f_back of nothing'", "no"),
     ("func_globals", INTRO, "", "", "g = self.forward.__func__.__globals__", "yes"),
     ("subclasses", INTRO, "", "", "cs = object.__subclasses__()", "yes"),
     ("settrace", INTRO, "import sys", "sys.settrace(lambda *a: None)", "", "yes"),

@@ -38,7 +38,7 @@ PROTOCOL_KEYS = ("result", "status", "speedup", "id", "v", "verdicts", "runtime_
 BENIGN_GC = ("collect", "enable", "disable", "isenabled", "get_threshold", "set_threshold", "get_count",
              "freeze", "unfreeze")
 FRAME_ATTRS = ("f_back", "f_locals", "f_globals", "f_builtins", "tb_frame", "tb_next", "gi_frame", "cr_frame",
-               "ag_frame", "__globals__", "__subclasses__", "__closure__", "cell_contents")
+               "ag_frame", "__globals__", "__subclasses__", "__closure__", "cell_contents", "__traceback__")
 INSPECT_FRAMES = ("currentframe", "stack", "trace", "getouterframes", "getinnerframes", "getframeinfo",
                   "getgeneratorlocals", "getcoroutinelocals", "getclosurevars")
 TRACEBACK_FRAMES = ("walk_stack", "walk_tb", "extract_stack", "StackSummary")
@@ -512,6 +512,10 @@ def introspection(src, task, ctx):
                 ev.append(r.ev(n, "`.%s` reads a frame, a function's globals or closure" % n.attr))
             elif not q and n.attr == "from_address":
                 ev.append(r.ev(n, "`.from_address` maps a ctypes object onto an address"))
+        elif isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value in FRAME_ATTRS:
+            # getattr(tb, "tb_frame"), getattr(f, "f_back"), operator.attrgetter("f_locals"): the same reads by name
+            # (blind red team 17's handler swap reached the runner's serve loop so, past the attribute rule above)
+            ev.append(r.ev(n, "the name %r reads a frame, a function's globals or closure by name" % n.value))
     for n, text, kind in _paths(r):
         if kind == "memory":
             ev.append(r.ev(n, "path `%s` reads a process's memory or layout" % text))
