@@ -625,6 +625,17 @@ def test_harness_attacks(name, detector, imports, top, body, want):
         assert all(e["first_line"] > 0 for e in v["evidence"])
 
 
+@pytest.mark.parametrize("name", ["cheat_lean_stealth_relu.py", "cheat_lean_stealth_softmax.py"])
+def test_red_team_17s_handler_swap_reached_by_name_is_named(name):
+    # 1.17-1.33x eager on this CPU with no runtime flag (tests/data/redteam17/REPORT.md): the static verdict is what
+    # keeps it from being a run's best
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "redteam17", name)
+    with open(path, encoding="utf-8") as f:
+        v = next(x for x in run_detectors(RELU_TASK, f.read()) if x["detector"] == "integrity.introspection")
+    assert v["outcome"] == "yes" and v["severity"] == "critical", v
+    assert any("tb_frame" in e["text"] or "f_back" in e["text"] for e in v["evidence"])
+
+
 def test_harness_attack_evidence_says_where():
     cand = tamper_file(imports="import os", top="T = torch\nsetattr(T, 'rand', T.zeros)", body="os._exit(0)")
     verdicts = {v["detector"]: v for v in run_detectors(RELU_TASK, cand)}
