@@ -18,17 +18,10 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "core", "eval", "worker"))
 sys.path.insert(0, HERE)
-from kwb_worker.judge import LANE_OFFSET_AGREE, LANE_OFFSET_BOUND, per_call, quiet  # noqa: E402
+from kwb_worker.judge import LANE_OFFSET_BOUND, lane_offset, offset_pairs, per_call  # noqa: E402
 from replay_frames import judge_figure  # noqa: E402
 
 RULES = ["now", "always", "sign05", "now|n20p01", "now|n20p05"]
-
-
-def quiet_pairs(clean):
-    dry, cand = clean.get("dry") or [], clean.get("dry_cand") or []
-    w = clean.get("waits") or {}
-    wd, wc = w.get("dry") or [None] * len(dry), w.get("dry_cand") or [None] * len(cand)
-    return [c - d for d, c, a, b in zip(dry, cand, wd, wc) if quiet(d, a) and quiet(c, b)], dry
 
 
 def sign_p(k, n):
@@ -37,17 +30,18 @@ def sign_p(k, n):
 
 
 def offset(rule, clean):
-    pairs, dry = quiet_pairs(clean)
+    if rule == "now":
+        return lane_offset(clean)
+    pairs, dry = offset_pairs(clean), clean.get("dry") or []
     if len(pairs) < 3:
         return 0.0
     mid = statistics.median(pairs)
     if mid == 0:
         return 0.0
     k, n = sum(1 for x in pairs if x * mid > 0), len(pairs)
-    now = k >= LANE_OFFSET_AGREE * n
-    ok = {"now": now, "always": True, "sign05": sign_p(k, n) <= 0.05,
-          "now|n20p01": now or (n >= 20 and sign_p(k, n) <= 0.01),
-          "now|n20p05": now or (n >= 20 and sign_p(k, n) <= 0.05)}[rule]
+    ok = {"always": True, "sign05": sign_p(k, n) <= 0.05,
+          "now|n20p01": lane_offset(clean) != 0.0 or (n >= 20 and sign_p(k, n) <= 0.01),
+          "now|n20p05": lane_offset(clean) != 0.0 or (n >= 20 and sign_p(k, n) <= 0.05)}[rule]
     bound = LANE_OFFSET_BOUND * min(dry)
     return max(-bound, min(bound, mid)) if ok else 0.0
 

@@ -434,6 +434,15 @@ def alternate(names, big, timed):
     return [n for n in head if n in names] + [n for n in names if n not in head]
 
 
+def offset_pairs(clean):
+    """The clean rounds' paired differences of the two lanes' dry frames (dry_cand - dry), where no other process
+    delayed either frame (quiet): what lane_offset() reads."""
+    dry, cand = clean.get("dry") or [], clean.get("dry_cand") or []
+    waits = clean.get("waits") or {}
+    wd, wc = waits.get("dry") or [None] * len(dry), waits.get("dry_cand") or [None] * len(cand)
+    return [c - d for d, c, a, b in zip(dry, cand, wd, wc) if quiet(d, a) and quiet(c, b)]
+
+
 def lane_offset(clean, plumbing=None):
     """How much longer the candidate lane's plumbing is than the reference lane's, measured before the
     candidate was imported: the median over the clean rounds of the two lanes' dry frames of the same round
@@ -444,10 +453,8 @@ def lane_offset(clean, plumbing=None):
     sign agrees with the median's in at least LANE_OFFSET_AGREE of them: on a loaded machine the pairs scatter
     either side by milliseconds) and at most LANE_OFFSET_BOUND of the plumbing (`plumbing`, default the fastest
     of the reference lane's frames given); otherwise 0."""
-    dry, cand = clean.get("dry") or [], clean.get("dry_cand") or []
-    waits = clean.get("waits") or {}
-    wd, wc = waits.get("dry") or [None] * len(dry), waits.get("dry_cand") or [None] * len(cand)
-    pairs = [c - d for d, c, a, b in zip(dry, cand, wd, wc) if quiet(d, a) and quiet(c, b)]  # no other process's
+    dry = clean.get("dry") or []
+    pairs = offset_pairs(clean)
     if len(pairs) < 3:
         return 0.0
     mid = statistics.median(pairs)
