@@ -8,6 +8,7 @@
 #   blind     blind red teams 12, 13, 15 and 16 (in the honest job they made it longer than a device call: session 20)
 #   cheats_a  the catalogue (tests/data/cheats), files a-f and s
 #   cheats_b  the catalogue, files g-r and u-z
+#   latest    blind red teams 17 and 18 (their cheats and honest files: CPU-found, first run on a GPU in session 22)
 #   kernels   six big own copies, the hand-written kernels, 39_GRU's showcase kernel, five launch-bound own copies
 #
 # Usage: JOBS="..." [KB=.device/kb] [KC=commit] [T=520] tests/gpu/gpu_check.sh     (results: $OUT/check.tar.gz)
@@ -37,6 +38,8 @@ job() {
         $J --out $R/redteam13.jsonl --sections pairs --pairs tests/data/redteam13/pairs.txt --budget-s 100
         $J --out $R/redteam15.jsonl --sections pairs --pairs tests/data/redteam15/pairs.txt --budget-s 100
         $J --out $R/redteam16.jsonl --sections pairs --pairs tests/data/redteam16/pairs.txt --budget-s 150" ;;
+    latest) echo "$J --out $R/redteam17.jsonl --sections pairs --pairs tests/data/redteam17/pairs.txt --budget-s 200
+        $J --out $R/redteam18.jsonl --sections pairs --pairs tests/data/redteam18/pairs.txt --budget-s 100" ;;
     cheats_a) echo "$J --out $R/cheats_af_s.jsonl --sections cheats --cheats '^[a-fs]' --budget-s 480" ;;
     cheats_b) echo "$J --out $R/cheats_gr_uz.jsonl --sections cheats --cheats '^[g-ru-z]' --budget-s 480" ;;
     kernels) echo "python3 tests/gpu/kernelbench_sweep.py $KB --commit $KC --budget-s 150 --only '^($(paste -sd'|' $L/big_sample.txt))\\.py\$' --state $R/big_sample.jsonl

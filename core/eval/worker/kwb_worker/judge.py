@@ -91,11 +91,13 @@ _sysrand = random.SystemRandom()
 # written right before its frame and its clobbered slot rewritten after it, as the reference's are).
 ALTERNATE = os.environ.get("KWB_X_ALTERNATE") == "1"
 WRITE_BOTH = os.environ.get("KWB_X_WRITE_BOTH") == "1"
-# KWB_X_MID_BATCH=1 (session 21, off by default, no GPU check yet): on a GPU a set past BIG whose calls are short is
-# batched like a small one when the batch's memory bound holds at least MID_MIN_CALLS of its calls (mid_batched()).
-# At one call a frame a 0.07 ms ReLU of 144 MiB sat under ~1.1 ms of plumbing: 0.63x, 2.36x and 3.38x eager for plain
-# torch.relu in three sessions; KernelBench's big tasks under 2 ms a call came out at 0.85-0.92x as their own code.
-MID_BATCH = os.environ.get("KWB_X_MID_BATCH") == "1"
+# Mid batching (session 21, the default since session 22; KWB_X_MID_BATCH=0 turns it off for an A/B): on a GPU a set
+# past BIG whose calls are short is batched like a small one when the batch's memory bound holds at least MID_MIN_CALLS
+# of its calls (mid_batched()). At one call a frame a 0.07 ms ReLU of 144 MiB sat under ~1.1 ms of plumbing: 0.63x,
+# 2.36x and 3.38x eager for plain torch.relu in three sessions; KernelBench's big tasks under 2 ms a call came out at
+# 0.85-0.92x as their own code. Session 22's A/B on 14 such tasks (tests/gpu/results/s22.md): in 0.95-1.05 25 of 28
+# batched, 18 of 28 at one call a frame.
+MID_BATCH = os.environ.get("KWB_X_MID_BATCH", "1") == "1"
 MID_MIN_CALLS = 2
 
 _runners = {}  # the pre-started runners of this worker process: "reference", "candidate"
