@@ -38,6 +38,8 @@ def pairs_files():
                 parts = line.split()
                 if len(parts) == 3 and not line.startswith("#"):
                     cand = os.path.normpath(os.path.join(folder, parts[1]))
+                    if not os.path.exists(cand):  # red team 18's pairs name candidates from the repository's root
+                        cand = os.path.normpath(os.path.join(ROOT, parts[1]))
                     found.setdefault(os.path.relpath(cand, os.path.join(data, "cheats")) if "/cheats/" in cand
                                      else os.path.basename(cand), (os.path.join(ROOT, parts[0]), cand))
     for sub in ("gpu", ""):
