@@ -318,10 +318,19 @@ INTEGRITY = [
      "        return torch._VF.gru(x, h0, [], True, 6, 0.0, False, False, False)[0]", "yes"),
     ("matmul_only", "integrity.reference_call", "        self.w = nn.Parameter(torch.randn(4, 4))",
      "        return torch.matmul(x, self.w)", "yes"),
+    ("aten_mm_through_a_name", "integrity.reference_call", "        self.w = nn.Parameter(torch.randn(4, 4))",
+     "        mm = torch.ops.aten.mm.default\n        return mm(x, self.w)", "yes"),
     ("matmul_beside_kernel", "integrity.reference_call", "        self.w = nn.Parameter(torch.randn(4, 4))",
      "        y = torch.matmul(x, self.w)\n" + LAUNCH + "        return out", "no"),
     ("model_in_a_string", "integrity.subclass_reference", "        self.name = 'Model'", LAUNCH + "        return out", "no"),
     ("threading_imported_only", "integrity.threads", "        import threading", LAUNCH + "        return out", "yes"),
+    # blind red team 18: threading re-exported by another module, and a thread moved onto other CPUs
+    ("threading_through_queue", "integrity.threads", "        import queue\n        self.go = queue.threading._start_new_thread",
+     LAUNCH + "        return out", "yes"),
+    ("affinity_moved", "integrity.threads", "        import os", "        os.sched_setaffinity(0, {1})\n" + LAUNCH +
+     "        return out", "yes"),
+    ("affinity_read", "integrity.threads", "        import os", "        n = len(os.sched_getaffinity(0))\n" + LAUNCH +
+     "        return out", "no"),
     ("cudnn_tf32_flag", "integrity.precision", "        torch.backends.cudnn.allow_tf32 = True",
      LAUNCH + "        return out", "yes"),
     ("cudnn_tf32_flag_is_not_a_timer_patch", "integrity.timer_patch", "        torch.backends.cudnn.allow_tf32 = True",
@@ -542,6 +551,20 @@ TAMPER = [
      "yes"),
     ("attrgetter_f_locals", INTRO, "import operator", "", "get = operator.attrgetter('f_locals')", "yes"),
     ("frame_word_in_a_sentence", INTRO, "", "", "note = 'reads f_back of nothing'", "no"),
+    # blind red team 18 (tests/data/redteam18): names built at run time, an object's class swapped, sys.modules through
+    # an alias
+    ("closure_name_joined", INTRO, "", "", "c = getattr(f, ''.join(('__clo', 'sure__')))", "yes"),
+    ("cell_name_added_through_a_name", INTRO, "", "_C = 'cell_' + 'contents'", "v = getattr(c, _C)", "yes"),
+    ("code_name_reversed", INTRO, "", "", "code = getattr(f, '__edoc__'[::-1])", "yes"),
+    ("frame_name_formatted", INTRO, "", "", "b = getattr(f, 'f_%s' % 'back')", "yes"),
+    ("class_swapped", INTRO, "", "", "obj.__class__ = type('X', (object,), {})", "yes"),
+    ("class_swapped_by_setattr", INTRO, "", "", "setattr(obj, '__' + 'class__', int)", "yes"),
+    ("code_swapped", INTRO, "", "", "f.__code__ = g.__code__", "yes"),
+    ("sys_modules_alias_walked", INTRO, "import sys", "_T = sys.modules", "names = list(_T)", "yes"),
+    ("sys_modules_alias_values", INTRO, "import sys", "_T = sys.modules", "ms = [m for m in _T.values()]", "yes"),
+    ("sys_modules_alias_own_module", INTRO, "import sys", "_T = sys.modules", "me = _T[__name__]", "no"),
+    ("class_name_read_and_strings_joined", INTRO, "", "", "n = self.__class__.__name__ + '_' + 'k'\n"
+     "tag = ''.join(('blo', 'ck'))", "no"),
     ("func_globals", INTRO, "", "", "g = self.forward.__func__.__globals__", "yes"),
     ("subclasses", INTRO, "", "", "cs = object.__subclasses__()", "yes"),
     ("settrace", INTRO, "import sys", "sys.settrace(lambda *a: None)", "", "yes"),
@@ -634,6 +657,17 @@ def test_red_team_17s_handler_swap_reached_by_name_is_named(name):
         v = next(x for x in run_detectors(RELU_TASK, f.read()) if x["detector"] == "integrity.introspection")
     assert v["outcome"] == "yes" and v["severity"] == "critical", v
     assert any("tb_frame" in e["text"] or "f_back" in e["text"] for e in v["evidence"])
+
+
+@pytest.mark.parametrize("name,detector,severity", [("cheat_clock_swap_softmax.py", INTRO, "critical"),
+                                                     ("cheat_spread_matmul.py", "integrity.threads", "error")])
+def test_red_team_18s_routes_are_named(name, detector, severity):
+    # the clock-object swap came out at 3.60-4.27x eager on an H200 with no flag (session 22); the second-core matmul
+    # at 1.24x once on this CPU. Both reached the runner or the threads through routes the rules by name missed.
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "redteam18", name)
+    with open(path, encoding="utf-8") as f:
+        v = next(x for x in run_detectors(RELU_TASK, f.read()) if x["detector"] == detector)
+    assert v["outcome"] == "yes" and v["severity"] == severity, v
 
 
 def test_harness_attack_evidence_says_where():

@@ -84,9 +84,32 @@ def _simple(det, hits, clean):
 UNREPORTED = "not observed: the evaluation stopped before the candidate's process reported what it saw"
 
 
-def timers_snapshot():
+def timers_snapshot(clock_obj=None):
     """The clocks (and the pointer probe) a candidate would patch, including the runner's own saved
-    copies. The runner's observation: it can be faked too, which is why the judge's frame decides."""
+    copies, each with its code object (a function's `__code__` can be swapped under the same function), and
+    the runner's clock object's class and own attributes (blind red team 18 moved the runner's clock onto a
+    subclass and put `Clock.span` back). The runner's observation: it can be faked too, which is why the
+    judge's frame decides."""
+    saved = _snapshot()
+    if clock_obj is not None:
+        saved["the runner's clock object's class"] = type(clock_obj)
+        saved["the runner's clock object's own attributes"] = tuple(sorted(vars(clock_obj)))
+    return {k: (v, getattr(v, "__code__", None)) for k, v in saved.items()}
+
+
+def timers_changed(before, after):
+    """The names of `timers_snapshot()` entries that differ between two snapshots (another object or code)."""
+    if not before:
+        return []
+    out = []
+    for n, (v, code) in after.items():
+        b = before.get(n)
+        if b is None or code is not b[1] or (v is not b[0] and not (isinstance(v, tuple) and v == b[0])):
+            out.append(n)
+    return out
+
+
+def _snapshot():
     saved = {}
     for mod, names in (("kwb_worker.runner", ("_synchronize", "storage_ptr")),
                        ("kwb_worker.timing", ("_perf_counter", "_elapsed", "_record", "_synchronize", "_Event"))):

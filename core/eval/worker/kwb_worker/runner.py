@@ -35,7 +35,7 @@ from .arena import LayoutError, open_arena
 from .chain import Chain
 from .evaluate import _equal_nan, flatten, strict_fp32
 from .failures import Failure, classify, one_line
-from .integrity import storage_ptr, timers_snapshot, tf32_flags
+from .integrity import storage_ptr, timers_changed, timers_snapshot, tf32_flags
 from .loader import import_file, seed_all
 
 try:
@@ -207,7 +207,7 @@ class Runner:
         self.m_needsGpu = bool(msg.get("needs_gpu"))
         if msg.get("extensions_dir") and not os.environ.get("KWB_SHARED_EXTENSIONS_DIR"):
             os.environ["TORCH_EXTENSIONS_DIR"] = str(msg["extensions_dir"])
-        self.m_timers = timers_snapshot()
+        self.m_timers = timers_snapshot(self.m_clock)
         self.m_threads = {t.ident for t in threading.enumerate()}
         strict_fp32()
         self.m_tf32 = tf32_flags()
@@ -455,7 +455,7 @@ class Runner:
         return got
 
     def report(self, _msg):
-        patched = [n for n, fn in timers_snapshot().items() if self.m_timers and self.m_timers.get(n) is not fn]
+        patched = timers_changed(self.m_timers, timers_snapshot(self.m_clock))
         extra = [t for t in threading.enumerate() if self.m_threads is not None and t.ident not in self.m_threads
                  and t.is_alive()]
         return {"ok": True, "timers_patched": patched,

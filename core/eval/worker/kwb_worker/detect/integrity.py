@@ -7,6 +7,7 @@ import ast
 
 from .kernels import tl_calls
 from .source import RECURRENT_MODULES, dotted
+from .tampering import reader
 from .verdicts import evidence, no, verdict
 
 RECURRENT_FUNCTIONS = ("torch.gru", "torch.lstm", "torch.rnn_tanh", "torch.rnn_relu", "torch._cudnn_rnn",
@@ -14,6 +15,9 @@ RECURRENT_FUNCTIONS = ("torch.gru", "torch.lstm", "torch.rnn_tanh", "torch.rnn_r
 COMPUTE_FUNCTIONS = {"torch.matmul", "torch.mm", "torch.bmm", "torch.addmm", "torch.baddbmm", "torch.einsum",
                      "torch.tanh", "torch.sigmoid", "torch.relu", "torch.softmax", "torch.conv1d", "torch.conv2d",
                      "torch.addmv", "torch.mv", "torch.tensordot"}
+# Operators reached below torch's public names (blind red team 18's `torch.ops.aten.mm.out`): the same kernels
+COMPUTE_PREFIXES = ("torch.ops.aten.", "torch._ops.ops.aten.", "torch._C._nn.", "torch._C._VariableFunctions.",
+                    "torch._softmax", "torch._log_softmax")
 COMPUTE_METHODS = {"matmul", "mm", "bmm", "addmm", "tanh", "sigmoid", "relu", "softmax", "__matmul__"}
 GLUE_FUNCTIONALS = {"pad"}
 LAYER_MODULES = {"torch.nn.Linear", "torch.nn.Conv1d", "torch.nn.Conv2d", "torch.nn.Conv3d", "torch.nn.Bilinear"}
@@ -52,6 +56,8 @@ def reference_calls(src, task, ctx, nodes=None):
             if not isinstance(n, ast.Call):
                 continue
             q = src.qual(n.func) or ""
+            if not q and isinstance(n.func, ast.Name):
+                q = reader(src).refs.qual(n.func) or ""  # `_mm = torch.ops.aten.mm.out` at import, `_mm(...)` later
             d = dotted(n.func) or ""
             if d in rec:
                 out.append((n, "%s (%s) called" % (d, rec[d].split(".")[-1]), True))
@@ -61,7 +67,7 @@ def reference_calls(src, task, ctx, nodes=None):
                 out.append((n, "%s called" % q, True))
             elif q.startswith("torch.nn.functional.") and q.split(".")[-1] not in GLUE_FUNCTIONALS:
                 out.append((n, "%s called" % q, False))
-            elif q in COMPUTE_FUNCTIONS:
+            elif q in COMPUTE_FUNCTIONS or q.startswith(COMPUTE_PREFIXES):
                 out.append((n, "%s called" % q, False))
             elif d in layers:
                 out.append((n, "%s (%s) called" % (d, layers[d].split(".")[-1]), False))
@@ -212,7 +218,16 @@ def side_stream(src, task, ctx):
 def threads(src, task, ctx):
     det = "integrity.threads"
     mods = ("threading", "concurrent.futures", "multiprocessing", "_thread", "asyncio")
-    uses = _uses(src, mods)
+    uses = _uses(src, mods + ("os.sched_setaffinity", "os.fork"))
+    # a module re-exported by another (`queue.threading._start_new_thread`, blind red team 18): the same module
+    seen = {n.lineno for n, _ in uses}
+    for n in ast.walk(src.tree):
+        if isinstance(n, (ast.Attribute, ast.Name)) and n.lineno not in seen:
+            q = src.qual(n) or ""
+            if any(("." + m + ".") in ("." + q.split(".", 1)[-1] + ".") for m in mods) and "." in q:
+                uses.append((n, q))
+                seen.add(n.lineno)
+    uses.sort(key=lambda x: x[0].lineno)
     imported = [n for n in ast.walk(src.tree) if isinstance(n, (ast.Import, ast.ImportFrom)) and
                 any((a.name if isinstance(n, ast.Import) else (n.module or "")).split(".")[0] in
                     ("threading", "concurrent", "multiprocessing", "_thread", "asyncio") for a in n.names)]

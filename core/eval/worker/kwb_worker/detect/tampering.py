@@ -39,6 +39,9 @@ BENIGN_GC = ("collect", "enable", "disable", "isenabled", "get_threshold", "set_
              "freeze", "unfreeze")
 FRAME_ATTRS = ("f_back", "f_locals", "f_globals", "f_builtins", "tb_frame", "tb_next", "gi_frame", "cr_frame",
                "ag_frame", "__globals__", "__subclasses__", "__closure__", "cell_contents", "__traceback__")
+# An object's class, a function's code or defaults: a kernel never rewrites them (blind red team 18 moved the runner's
+# clock object onto a subclass of its own through `self.__class__ = ...`).
+REWRITE_ATTRS = ("__class__", "__code__", "__defaults__", "__kwdefaults__", "__bases__")
 INSPECT_FRAMES = ("currentframe", "stack", "trace", "getouterframes", "getinnerframes", "getframeinfo",
                   "getgeneratorlocals", "getcoroutinelocals", "getclosurevars")
 TRACEBACK_FRAMES = ("walk_stack", "walk_tb", "extract_stack", "StackSummary")
@@ -254,6 +257,108 @@ def _under(q, prefixes):
 
 def _const_str(node):
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def _fold(node, names, depth=0):
+    """The string an expression builds from constants only (`"".join(("__clo", "sure__"))`, `"__c" + "ode__"`,
+    f-strings, `%` and `.format` of constants, slices such as `"__edoc__"[::-1]`, names bound once to such a string),
+    or None."""
+    if depth > 30:
+        return None
+    d = depth + 1
+    try:
+        if isinstance(node, ast.Constant):
+            return node.value if isinstance(node.value, str) else None
+        if isinstance(node, ast.Name):
+            return names.get(node.id)
+        if isinstance(node, ast.BinOp):
+            a = _fold(node.left, names, d)
+            if a is None:
+                return None
+            if isinstance(node.op, ast.Add):
+                b = _fold(node.right, names, d)
+                return a + b if b is not None else None
+            if isinstance(node.op, ast.Mod):
+                items = node.right.elts if isinstance(node.right, ast.Tuple) else [node.right]
+                vals = [_fold(x, names, d) for x in items]
+                return a % tuple(vals) if None not in vals else None
+            if isinstance(node.op, ast.Mult) and isinstance(node.right, ast.Constant) and \
+                    isinstance(node.right.value, int) and 0 <= node.right.value <= 8:
+                return a * node.right.value
+            return None
+        if isinstance(node, ast.JoinedStr):
+            parts = []
+            for v in node.values:
+                x = _fold(v.value if isinstance(v, ast.FormattedValue) else v, names, d)
+                if x is None or (isinstance(v, ast.FormattedValue) and v.format_spec is not None):
+                    return None
+                parts.append(x)
+            return "".join(parts)
+        if isinstance(node, ast.Subscript):
+            a = _fold(node.value, names, d)
+            sl = node.slice
+            if a is None:
+                return None
+            if isinstance(sl, ast.Slice):
+                bounds = [_int(x) for x in (sl.lower, sl.upper, sl.step)]
+                return None if False in bounds else a[slice(*bounds)]
+            return None
+        if isinstance(node, ast.Call):
+            f = node.func
+            if isinstance(f, ast.Name) and f.id in ("reversed", "str") and len(node.args) == 1:
+                a = _fold(node.args[0], names, d)
+                return None if a is None else a[::-1] if f.id == "reversed" else a
+            if isinstance(f, ast.Name) and f.id == "chr" and len(node.args) == 1 and \
+                    isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, int):
+                return chr(node.args[0].value)
+            if not isinstance(f, ast.Attribute):
+                return None
+            base = _fold(f.value, names, d)
+            if base is None:
+                return None
+            if f.attr == "join" and len(node.args) == 1:
+                arg = node.args[0]
+                items = arg.elts if isinstance(arg, (ast.Tuple, ast.List)) else None
+                if items is None:
+                    whole = _fold(arg, names, d)  # "".join(reversed("..."))
+                    return None if whole is None else base.join(whole)
+                vals = [_fold(x, names, d) for x in items]
+                return base.join(vals) if None not in vals else None
+            if f.attr in ("format", "replace", "lower", "upper", "strip", "lstrip", "rstrip", "removeprefix",
+                          "removesuffix", "swapcase", "title", "capitalize") and not node.keywords:
+                vals = [_fold(x, names, d) for x in node.args]
+                return getattr(base, f.attr)(*vals) if None not in vals else None
+    except (TypeError, ValueError, IndexError, KeyError, OverflowError):
+        return None
+    return None
+
+
+def _int(node):
+    """A slice bound: None when absent, the integer of `3` or `-1`, False for anything else."""
+    if node is None:
+        return None
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        v = _int(node.operand)
+        return -v if v not in (None, False) else False
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, int) else False
+
+
+def _folded_names(tree):
+    """{name: string} for every name the file binds exactly once, to a string built from constants."""
+    bound, value = {}, {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            bound[n.id] = bound.get(n.id, 0) + 1
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            value[n.targets[0].id] = n.value
+    names = {}
+    for _ in range(4):  # names of names
+        for k, v in value.items():
+            if bound.get(k) == 1 and k not in names:
+                x = _fold(v, names)
+                if x is not None:
+                    names[k] = x
+    return names
 
 
 def _path_text(node, r):
@@ -472,7 +577,26 @@ def introspection(src, task, ctx):
     r = reader(src)
     refs = r.refs
     ev = []
+    names = _folded_names(src.tree)
     for n in r.nodes():
+        if not isinstance(n, (ast.Constant, ast.Name)) and isinstance(n, ast.expr) and \
+                _fold(r.parent.get(n), names) is None:
+            built = _fold(n, names)
+            if built in FRAME_ATTRS or built in REWRITE_ATTRS:
+                # blind red team 18 built "__closure__" and "cell_contents" from pieces, past the rules by name
+                ev.append(r.ev(n, "`%s` builds the name %r at run time" % (ast.unparse(n)[:60], built)))
+        if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and n.attr in REWRITE_ATTRS:
+            ev.append(r.ev(n, "`%s = ...` rewrites an object's class or a function's code" % ast.unparse(n)[:60]))
+        if isinstance(n, ast.Call) and ((isinstance(n.func, ast.Name) and n.func.id == "setattr") or
+                                        (isinstance(n.func, ast.Attribute) and n.func.attr == "__setattr__")):
+            key = next((x for x in (_fold(a, names) for a in n.args[:2]) if x in REWRITE_ATTRS), None)
+            if key:
+                ev.append(r.ev(n, "`%s` rewrites an object's %s" % (ast.unparse(n)[:60], key)))
+        if isinstance(n, (ast.Name, ast.Subscript, ast.Call)) and refs.qual(n) == "sys.modules" and \
+                _sys_modules_walk(r, n):
+            # `_TABLE = sys.modules; for name in list(_TABLE)`: the table through an alias (blind red team 18)
+            parent = r.parent.get(n)
+            ev.append(r.ev(parent, "`%s` walks the loaded modules into the evaluator" % ast.unparse(parent)[:80]))
         if isinstance(n, (ast.Import, ast.ImportFrom)):
             mods = [a.name for a in n.names] if isinstance(n, ast.Import) else [n.module or ""]
             for m in mods:
