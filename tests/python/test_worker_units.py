@@ -248,6 +248,20 @@ def test_a_set_past_big_with_short_calls_is_batched_where_the_bound_holds_two(mo
     assert len(notes) == 2
 
 
+def test_a_mid_batched_sets_frame_may_grow_past_the_small_sets_bound_only_when_asked():
+    # KWB_X_MID_CAP_GIB (a GPU experiment): relu_big at 7 calls a frame within 4 GiB had ~0.5 ms of work under ~1 ms
+    # of plumbing; the bound for sets past BIG grows to the asked size within an eighth of the device.
+    from kwb_worker import judge
+
+    h200, h100, small = 139 << 30, 80 << 30, 24 << 30
+    assert judge.gpu_batch_cap(h200, 300 << 20, mid_cap=0) == 4 << 30  # off: the small sets' 4 GiB
+    assert judge.gpu_batch_cap(small, 300 << 20, mid_cap=0) == small // 16
+    assert judge.gpu_batch_cap(h200, 300 << 20, mid_cap=16 << 30) == 16 << 30
+    assert judge.gpu_batch_cap(h100, 300 << 20, mid_cap=16 << 30) == 10 << 30  # an eighth of 80 GiB
+    assert judge.gpu_batch_cap(h200, 100 << 20, mid_cap=16 << 30) == 4 << 30  # a small set keeps its bound
+    assert judge.gpu_batch_cap(small, 300 << 20, mid_cap=1 << 30) == small // 16  # never below the plain bound
+
+
 def test_the_candidate_lane_carries_the_lanes_offset_measured_before_its_import():
     # The candidate lane's plumbing is the reference lane's fastest dry frame plus the median of the clean rounds'
     # paired differences, counted only where 3 of 4 pairs agree in sign and at most a quarter of the plumbing.

@@ -99,6 +99,10 @@ WRITE_BOTH = os.environ.get("KWB_X_WRITE_BOTH") == "1"
 # batched, 18 of 28 at one call a frame.
 MID_BATCH = os.environ.get("KWB_X_MID_BATCH", "1") == "1"
 MID_MIN_CALLS = 2
+# KWB_X_MID_CAP_GIB=N (session 22, off, no GPU A/B yet): a mid-batched set's frame within N GiB (at most an eighth of
+# the device) instead of BATCH_BYTES' 4 GiB. relu_big (144 MiB, 0.075 ms a call) got 7 calls a frame at 4 GiB, ~0.5 ms
+# of work under ~1 ms of plumbing: 0.79-1.12x as an honest copy; at 16 GiB it would get 28 calls, ~2 ms of work.
+MID_CAP_BYTES = int(os.environ.get("KWB_X_MID_CAP_GIB", "0") or 0) << 30
 
 _runners = {}  # the pre-started runners of this worker process: "reference", "candidate"
 
@@ -465,6 +469,18 @@ def lane_offset(clean, plumbing=None):
         return 0.0
     bound = LANE_OFFSET_BOUND * (min(dry) if plumbing is None else plumbing)
     return max(-bound, min(bound, mid))
+
+
+def gpu_batch_cap(total, set_bytes, mid_cap=None):
+    """The bytes a GPU frame's sets may take on a device of `total` bytes: BATCH_BYTES, 4 GiB on an 80 GB H100 (1 GiB
+    put 12_Matmul_with_diagonal_matrices_ at 3 calls a frame against 1.2 ms of plumbing: 0.81-1.26x as its own copy;
+    0.91-1.09x at 4 GiB), a sixteenth of a smaller device; for a mid-batched set (past BIG) up to KWB_X_MID_CAP_GIB
+    within an eighth of the device, where that is set."""
+    cap = min(BATCH_BYTES[True], total // 16)
+    mid_cap = MID_CAP_BYTES if mid_cap is None else mid_cap
+    if mid_cap and set_bytes > BIG:
+        cap = max(cap, min(mid_cap, total // 8))
+    return cap
 
 
 class _Judge:
@@ -929,9 +945,8 @@ class _Judge:
         per_call = Lane.size_for(1, self.in_bytes, self.out_bytes, 3, False, self.chain)
         cap = BATCH_BYTES[self.on_gpu]
         if self.on_gpu:
-            # 4 GiB on an 80 GB H100 (1 GiB put 12_Matmul_with_diagonal_matrices_ at 3 calls a frame against 1.2 ms
-            # of plumbing: 0.81-1.26x as its own copy; 0.91-1.09x at 4 GiB); a sixteenth of a smaller device.
-            cap = min(cap, torch.cuda.get_device_properties(torch.cuda.current_device()).total_memory // 16)
+            cap = gpu_batch_cap(torch.cuda.get_device_properties(torch.cuda.current_device()).total_memory,
+                                self.in_bytes + self.out_bytes)
         return max(1, min(want, BATCH_MAX[self.on_gpu], cap // per_call))
 
     def make_arena(self, size):
