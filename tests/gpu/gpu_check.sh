@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The judge's GPU check (device machine; not run by CI), in named jobs, one job a GPU, so that it fits the GPUs and the
-# ten minutes a device call has: e.g. on four GPUs JOBS="redteams honest cheats_a cheats_b", then JOBS="blind kernels".
+# ten minutes a device call has: e.g. on four GPUs JOBS="cheats_a cheats_b cheats_c redteams", then
+# JOBS="honest blind kernels latest".
 #
 #   redteams  a smoke evaluation first (the call stops if it fails), tiny own copies once, blind red teams 9, 10, 11
 #   honest    red teams 7, 3, 8; red team 4's honest kernels on the bundled tasks and on big KernelBench tasks
 #   blind     blind red teams 12, 13, 15 and 16 (in the honest job they made it longer than a device call: session 20)
-#   cheats_a  the catalogue (tests/data/cheats), files a-f and s
-#   cheats_b  the catalogue, files g-r and u-z
+#   cheats_a  the catalogue (tests/data/cheats), files a-f
+#   cheats_b  the catalogue, files g-p
+#   cheats_c  the catalogue, files r-z (three jobs since session 22: two had filled their 480 s)
 #   latest    blind red teams 17 and 18 (their cheats and honest files: CPU-found, first run on a GPU in session 22)
 #   kernels   six big own copies, the hand-written kernels, 39_GRU's showcase kernel, five launch-bound own copies
 #
@@ -40,8 +42,9 @@ job() {
         $J --out $R/redteam16.jsonl --sections pairs --pairs tests/data/redteam16/pairs.txt --budget-s 150" ;;
     latest) echo "$J --out $R/redteam17.jsonl --sections pairs --pairs tests/data/redteam17/pairs.txt --budget-s 200
         $J --out $R/redteam18.jsonl --sections pairs --pairs tests/data/redteam18/pairs.txt --budget-s 100" ;;
-    cheats_a) echo "$J --out $R/cheats_af_s.jsonl --sections cheats --cheats '^[a-fs]' --budget-s 480" ;;
-    cheats_b) echo "$J --out $R/cheats_gr_uz.jsonl --sections cheats --cheats '^[g-ru-z]' --budget-s 480" ;;
+    cheats_a) echo "$J --out $R/cheats_af.jsonl --sections cheats --cheats '^[a-f]' --budget-s 480" ;;
+    cheats_b) echo "$J --out $R/cheats_gp.jsonl --sections cheats --cheats '^[g-p]' --budget-s 480" ;;
+    cheats_c) echo "$J --out $R/cheats_rz.jsonl --sections cheats --cheats '^[r-z]' --budget-s 480" ;;
     kernels) echo "python3 tests/gpu/kernelbench_sweep.py $KB --commit $KC --budget-s 150 --only '^($(paste -sd'|' $L/big_sample.txt))\\.py\$' --state $R/big_sample.jsonl
         python3 tests/gpu/judge_check.py --commit $KC --task-timeout 120 --out $R/handwritten.jsonl --kernelbench $KB --sections handwritten --budget-s 150
         KWB_FRAMES_DUMP=$R/gru_frames.jsonl python3 tests/gpu/judge_check.py --commit $KC --task-timeout 150 --sections pairs --pairs $R/gru_pairs.txt --budget-s 100 --out $R/gru.jsonl

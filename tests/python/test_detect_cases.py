@@ -329,6 +329,13 @@ INTEGRITY = [
      LAUNCH + "        return out", "yes"),
     ("affinity_moved", "integrity.threads", "        import os", "        os.sched_setaffinity(0, {1})\n" + LAUNCH +
      "        return out", "yes"),
+    ("affinity_by_posix", "integrity.threads", "        import posix", "        posix.sched_setaffinity(0, {1})\n" +
+     LAUNCH + "        return out", "yes"),
+    ("torch_jit_fork", "integrity.threads", "        pass", "        f = torch.jit.fork(torch.relu, x)\n" + LAUNCH +
+     "        return out", "yes"),
+    ("torch_threads_widened", "integrity.threads", "        torch.set_num_threads(2)", LAUNCH + "        return out",
+     "yes"),
+    ("torch_threads_one", "integrity.threads", "        torch.set_num_threads(1)", LAUNCH + "        return out", "no"),
     ("affinity_read", "integrity.threads", "        import os", "        n = len(os.sched_getaffinity(0))\n" + LAUNCH +
      "        return out", "no"),
     ("cudnn_tf32_flag", "integrity.precision", "        torch.backends.cudnn.allow_tf32 = True",
@@ -563,6 +570,13 @@ TAMPER = [
     ("sys_modules_alias_walked", INTRO, "import sys", "_T = sys.modules", "names = list(_T)", "yes"),
     ("sys_modules_alias_values", INTRO, "import sys", "_T = sys.modules", "ms = [m for m in _T.values()]", "yes"),
     ("sys_modules_alias_own_module", INTRO, "import sys", "_T = sys.modules", "me = _T[__name__]", "no"),
+    # blind red team 19: memory beyond the inputs through a raw address, once each input's storage is its own
+    ("cuda_array_interface_defined", INTRO, "", "class _Raw:\n    def __init__(self, p, n):\n"
+     "        self.__cuda_array_interface__ = {'shape': (n,), 'typestr': '|u1', 'data': (p, False), 'version': 2}",
+     "y = torch.as_tensor(_Raw(x.data_ptr() + 4096, 4096), device='cuda')", "yes"),
+    ("array_interface_in_a_dict", INTRO, "", "", "o = type('A', (), {'__array_interface__': {'data': (p, False)}})", "yes"),
+    ("numpy_ctypeslib", INTRO, "import numpy as np", "", "a = np.ctypeslib.as_array(ptr, shape=(64,))", "yes"),
+    ("cuda_array_interface_read", INTRO, "", "", "info = x.__cuda_array_interface__['data'][0]", "no"),
     ("class_name_read_and_strings_joined", INTRO, "", "", "n = self.__class__.__name__ + '_' + 'k'\n"
      "tag = ''.join(('blo', 'ck'))", "no"),
     ("func_globals", INTRO, "", "", "g = self.forward.__func__.__globals__", "yes"),

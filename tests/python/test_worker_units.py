@@ -248,6 +248,26 @@ def test_a_set_past_big_with_short_calls_is_batched_where_the_bound_holds_two(mo
     assert len(notes) == 2
 
 
+def test_a_runners_input_views_reach_their_own_bytes_only():
+    # Blind red team 19: every input was a slice of the arena's one tensor, so x.storage() and torch.as_strided reached
+    # every other call's inputs of the batch (one op for the whole frame at its first call, nothing static to see).
+    import torch
+
+    from kwb_worker.arena import Arena
+
+    a = Arena(1 << 20)
+    layouts = [a.write([torch.full((16, 16), float(k))], base=k * 4096) for k in range(4)]
+    shared = a.read(layouts[0])[0]
+    own = [a.read(layout, own=True)[0] for layout in layouts]
+    assert all(float(x[0, 0]) == k for k, x in enumerate(own))  # the same bytes as before
+    assert shared.storage().size() * shared.element_size() >= 1 << 20  # the old view: the whole arena
+    assert own[0].storage().size() * own[0].element_size() == 16 * 16 * 4  # its own bytes, no more
+    with pytest.raises(RuntimeError):
+        torch.as_strided(own[0], (4, 16, 16), (1024, 16, 1), 0)  # the next slot is out of its reach
+    own[2][0, 0] = 7.0  # still the arena's memory: what the runner writes, the judge reads
+    assert float(a.read(layouts[2])[0][0, 0]) == 7.0
+
+
 def test_a_mid_batched_sets_frame_may_grow_past_the_small_sets_bound_only_when_asked():
     # KWB_X_MID_CAP_GIB (a GPU experiment): relu_big at 7 calls a frame within 4 GiB had ~0.5 ms of work under ~1 ms
     # of plumbing; the bound for sets past BIG grows to the asked size within an eighth of the device.

@@ -9,6 +9,8 @@
 # fp32; on every other slot of every batch it is the softmax of fp16-quantised inputs (abs error ~2e-5
 # on outputs of ~5e-4..1e-2, inside atol 1e-4, as precision_after_trials.py), which on a GPU is the
 # half-precision path a real cheat would take for speed. No hook, no patch: the input's address alone.
+# (Since session 22 each input has a storage of its own, storage_offset() is 0 everywhere: slot 0 is now the address
+# of the first call the candidate sees, a correctness trial's, and the runner's views are made once.)
 # What should stop it: the fp64 check looking at calls the runner cannot tell apart from the others
 # (a random slot of the batch, not slot 0), so that a reduced-precision call anywhere in the batch is
 # integrity.precision (error).
@@ -19,8 +21,11 @@ import torch.nn as nn
 class ModelNew(nn.Module):
     def __init__(self):
         super().__init__()
+        self.first = None
 
     def forward(self, x):
-        if x.storage_offset() == 0:
+        if self.first is None:
+            self.first = x.data_ptr()
+        if x.data_ptr() == self.first:
             return torch.softmax(x, dim=1)
         return torch.softmax(x.half().float(), dim=1)

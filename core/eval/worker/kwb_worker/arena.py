@@ -67,6 +67,22 @@ class Arena:
             count *= int(s)
         return self.m_bytes[off:off + count * _elsize(dtype)].view(dtype).view(tuple(int(s) for s in shape))
 
+    def own_view(self, off, dtype, shape):
+        """A view with a storage of its own, covering its bytes only: what the runner hands a candidate. A slice of
+        the arena's one tensor has the whole arena for storage, so `x.storage()` and `torch.as_strided` reached
+        every other call's inputs of the batch (blind red team 19: a whole batch served at its first call, with
+        no introspection any static rule names)."""
+        count = 1
+        for s in shape:
+            count *= int(s)
+        n = count * _elsize(dtype)
+        if n == 0:
+            return self.view(off, dtype, shape)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            t = torch.frombuffer(self.m_map, dtype=torch.uint8, count=n, offset=off)
+        return t.view(dtype).view(tuple(int(s) for s in shape))
+
     def write(self, values, base=0):
         """Copies `values` (tensors on any device, or JSON-able values) from offset `base`; returns the layout."""
         layout, off = [], base
@@ -85,17 +101,18 @@ class Arena:
                 layout.append({"value": v})
         return layout
 
-    def read(self, layout, lo=0, hi=None):
-        """Views (not copies) of the values a layout names, after checking that it lies in [lo, hi).
-        Anything wrong with the layout, whatever it trips, is a LayoutError (the runner's fault)."""
+    def read(self, layout, lo=0, hi=None, own=False):
+        """Views (not copies) of the values a layout names, after checking that it lies in [lo, hi); with `own`,
+        each with a storage of its own (own_view). Anything wrong with the layout, whatever it trips, is a
+        LayoutError (the runner's fault)."""
         try:
-            return self._read(layout, lo, hi)
+            return self._read(layout, lo, hi, own)
         except LayoutError:
             raise
         except Exception as e:
             raise LayoutError("malformed layout (%s: %s)" % (type(e).__name__, str(e)[:100]))
 
-    def _read(self, layout, lo, hi):
+    def _read(self, layout, lo, hi, own=False):
         hi = self.size if hi is None else hi
         if not isinstance(layout, list):
             raise LayoutError("layout is not a list")
@@ -119,7 +136,7 @@ class Arena:
             end = off + count * _elsize(_DTYPES[dt])
             if off < lo or end > hi or off % ALIGN:
                 raise LayoutError("tensor entry [%d, %d) outside its region [%d, %d)" % (off, end, lo, hi))
-            out.append(self.view(off, _DTYPES[dt], shape))
+            out.append((self.own_view if own else self.view)(off, _DTYPES[dt], shape))
         return out
 
     def close(self):
@@ -153,6 +170,20 @@ class DeviceArena(Arena):
             self.m_mem = SharedDeviceMemory.import_fd(fd, size)
         self.size = self.m_mem.size  # the driver's granularity (2 MiB): the runner maps the whole allocation
         self.m_bytes = self.m_mem.tensor()
+
+    def own_view(self, off, dtype, shape):
+        """As Arena.own_view, on the device: a __cuda_array_interface__ over the view's bytes only."""
+        from .devmem import _Cai
+
+        count = 1
+        for s in shape:
+            count *= int(s)
+        n = count * _elsize(dtype)
+        if n == 0:
+            return self.view(off, dtype, shape)
+        t = torch.as_tensor(_Cai(self.m_mem.m_ptr + int(off), n, self.m_mem),
+                            device=torch.device("cuda", self.m_mem.device_index))
+        return t.view(dtype).view(tuple(int(s) for s in shape))
 
     def export_fd(self):
         """A new file descriptor for the runner (the caller closes its copy once it is sent)."""

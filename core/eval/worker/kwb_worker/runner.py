@@ -113,7 +113,7 @@ class Runner:
         layouts = msg["inputs"]
         if not isinstance(layouts, list) or not 1 <= len(layouts) <= MAX_BATCH:
             raise LayoutError("%r input slots" % (len(layouts) if isinstance(layouts, list) else layouts))
-        self.m_inputs = [self.m_arena.read(layout) for layout in layouts]
+        self.m_inputs = [self.m_arena.read(layout, own=True) for layout in layouts]  # no view reaches another slot
         self.m_inPtrs = [{storage_ptr(x): i for i, x in enumerate(v) if isinstance(x, torch.Tensor)}
                          for v in self.m_inputs]
         self.m_outRegion = (int(msg.get("out_lo", 0)), int(msg.get("out_hi", self.m_arena.size)))
@@ -130,7 +130,7 @@ class Runner:
         try:
             arg, out, at, amp, mag = int(c["arg"]), int(c["out"]), [int(a) for a in c["at"]], float(c["amp"]), \
                 float(c["c"])
-            scratch = [self.m_arena.read(layout)[0] for layout in c["scratch"]]
+            scratch = [self.m_arena.read(layout, own=True)[0] for layout in c["scratch"]]
         except (KeyError, TypeError, ValueError, IndexError) as e:
             raise LayoutError("malformed chain %s (%s)" % (str(c)[:80], e))
         if len(scratch) != len(self.m_inputs) or not 0 <= arg < min(len(v) for v in self.m_inputs) or \

@@ -218,7 +218,13 @@ def side_stream(src, task, ctx):
 def threads(src, task, ctx):
     det = "integrity.threads"
     mods = ("threading", "concurrent.futures", "multiprocessing", "_thread", "asyncio")
-    uses = _uses(src, mods + ("os.sched_setaffinity", "os.fork"))
+    uses = _uses(src, mods + ("os.sched_setaffinity", "os.fork", "torch.jit.fork", "torch.jit._fork", "torch.futures",
+                              "torch.set_num_interop_threads"))
+    # torch's own pools (blind red team 19 ran a helper on torch's inter-op thread through torch.jit.fork)
+    for n in ast.walk(src.tree):
+        if isinstance(n, ast.Call) and src.qual(n.func) == "torch.set_num_threads" and not (
+                len(n.args) == 1 and isinstance(n.args[0], ast.Constant) and n.args[0].value == 1):
+            uses.append((n, "torch.set_num_threads"))
     # a module re-exported by another (`queue.threading._start_new_thread`, blind red team 18): the same module
     seen = {n.lineno for n, _ in uses}
     for n in ast.walk(src.tree):

@@ -170,6 +170,16 @@ def unit_step(src, loop):
     return len(args) < 3 or (isinstance(args[2], ast.Constant) and args[2].value == 1)
 
 
+# Modules that are another under a second name: `posix.sched_setaffinity` is `os.sched_setaffinity` (blind red team
+# 19 moved a thread onto another core by the posix spelling, past the rule that names the os one).
+SAME_MODULE = {"posix": "os", "nt": "os"}
+
+
+def _canonical(module):
+    root, dot, rest = module.partition(".")
+    return SAME_MODULE.get(root, root) + dot + rest
+
+
 class SourceFile:
     """One parsed Python file (task or candidate). Never imported, never run."""
 
@@ -189,13 +199,13 @@ class SourceFile:
             if isinstance(node, ast.Import):
                 for a in node.names:
                     if a.asname:
-                        self.aliases[a.asname] = a.name
+                        self.aliases[a.asname] = _canonical(a.name)
                     else:
                         root = a.name.split(".")[0]
-                        self.aliases[root] = root
+                        self.aliases[root] = _canonical(root)
             elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
                 for a in node.names:
-                    self.aliases[a.asname or a.name] = node.module + "." + a.name
+                    self.aliases[a.asname or a.name] = _canonical(node.module) + "." + a.name
         self.functions = {}  # module-level functions by name
         self.classes = {}
         for node in self.tree.body:

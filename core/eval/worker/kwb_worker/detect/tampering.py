@@ -42,6 +42,10 @@ FRAME_ATTRS = ("f_back", "f_locals", "f_globals", "f_builtins", "tb_frame", "tb_
 # An object's class, a function's code or defaults: a kernel never rewrites them (blind red team 18 moved the runner's
 # clock object onto a subclass of its own through `self.__class__ = ...`).
 REWRITE_ATTRS = ("__class__", "__code__", "__defaults__", "__kwdefaults__", "__bases__")
+# Defining one of these makes a tensor over any address (torch.as_tensor, numpy): memory the candidate was not given
+# (since session 22 each input's storage is its own bytes; an address reaches beyond them). Reading a tensor's own
+# interface (cupy/numba interop) is fine; defining one is not.
+RAW_INTERFACES = ("__cuda_array_interface__", "__array_interface__")
 INSPECT_FRAMES = ("currentframe", "stack", "trace", "getouterframes", "getinnerframes", "getframeinfo",
                   "getgeneratorlocals", "getcoroutinelocals", "getclosurevars")
 TRACEBACK_FRAMES = ("walk_stack", "walk_tb", "extract_stack", "StackSummary")
@@ -585,6 +589,12 @@ def introspection(src, task, ctx):
             if built in FRAME_ATTRS or built in REWRITE_ATTRS:
                 # blind red team 18 built "__closure__" and "cell_contents" from pieces, past the rules by name
                 ev.append(r.ev(n, "`%s` builds the name %r at run time" % (ast.unparse(n)[:60], built)))
+        if (isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and n.attr in RAW_INTERFACES) or \
+                (isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id in RAW_INTERFACES) or \
+                (isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name in RAW_INTERFACES) or \
+                (isinstance(n, ast.Dict) and any(_fold(k, names) in RAW_INTERFACES for k in n.keys if k is not None)):
+            ev.append(r.ev(n, "defines %s: a tensor over raw addresses, beyond the memory it was given"
+                           % " or ".join(RAW_INTERFACES)))
         if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and n.attr in REWRITE_ATTRS:
             ev.append(r.ev(n, "`%s = ...` rewrites an object's class or a function's code" % ast.unparse(n)[:60]))
         if isinstance(n, ast.Call) and ((isinstance(n.func, ast.Name) and n.func.id == "setattr") or
@@ -630,6 +640,8 @@ def introspection(src, task, ctx):
                 ev.append(r.ev(n, "%s walks stack frames" % q))
             elif q.startswith("threading.") and q.split(".")[1] in ("settrace", "setprofile", "settrace_all_threads"):
                 ev.append(r.ev(n, "%s traces other code" % q))
+            elif q.startswith("numpy.ctypeslib."):
+                ev.append(r.ev(n, "%s makes an array over a raw address" % q))
             elif (q.startswith("ctypes.") or q.startswith("_ctypes.")) and q.split(".")[-1] in CTYPES_MEMORY:
                 ev.append(r.ev(n, "%s reads or writes raw memory of other objects" % q))
             elif not q and n.attr in FRAME_ATTRS and not (isinstance(n.value, ast.Name) and n.value.id == "self"):
