@@ -62,26 +62,22 @@ class Arena:
         return self.fd
 
     def view(self, off, dtype, shape):
-        count = 1
-        for s in shape:
-            count *= int(s)
-        return self.m_bytes[off:off + count * _elsize(dtype)].view(dtype).view(tuple(int(s) for s in shape))
+        return self.m_bytes[off:off + _span(dtype, shape)].view(dtype).view(tuple(int(s) for s in shape))
 
     def own_view(self, off, dtype, shape):
         """A view with a storage of its own, covering its bytes only: what the runner hands a candidate. A slice of
         the arena's one tensor has the whole arena for storage, so `x.storage()` and `torch.as_strided` reached
         every other call's inputs of the batch (blind red team 19: a whole batch served at its first call, with
         no introspection any static rule names)."""
-        count = 1
-        for s in shape:
-            count *= int(s)
-        n = count * _elsize(dtype)
+        n = _span(dtype, shape)
         if n == 0:
             return self.view(off, dtype, shape)
+        return self._own_bytes(int(off), n).view(dtype).view(tuple(int(s) for s in shape))
+
+    def _own_bytes(self, off, n):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            t = torch.frombuffer(self.m_map, dtype=torch.uint8, count=n, offset=off)
-        return t.view(dtype).view(tuple(int(s) for s in shape))
+            return torch.frombuffer(self.m_map, dtype=torch.uint8, count=n, offset=off)
 
     def write(self, values, base=0):
         """Copies `values` (tensors on any device, or JSON-able values) from offset `base`; returns the layout."""
@@ -171,19 +167,12 @@ class DeviceArena(Arena):
         self.size = self.m_mem.size  # the driver's granularity (2 MiB): the runner maps the whole allocation
         self.m_bytes = self.m_mem.tensor()
 
-    def own_view(self, off, dtype, shape):
-        """As Arena.own_view, on the device: a __cuda_array_interface__ over the view's bytes only."""
+    def _own_bytes(self, off, n):
+        """As Arena's, on the device: a __cuda_array_interface__ over the view's bytes only."""
         from .devmem import _Cai
 
-        count = 1
-        for s in shape:
-            count *= int(s)
-        n = count * _elsize(dtype)
-        if n == 0:
-            return self.view(off, dtype, shape)
-        t = torch.as_tensor(_Cai(self.m_mem.m_ptr + int(off), n, self.m_mem),
-                            device=torch.device("cuda", self.m_mem.device_index))
-        return t.view(dtype).view(tuple(int(s) for s in shape))
+        return torch.as_tensor(_Cai(self.m_mem.m_ptr + off, n, self.m_mem),
+                               device=torch.device("cuda", self.m_mem.device_index))
 
     def export_fd(self):
         """A new file descriptor for the runner (the caller closes its copy once it is sent)."""
@@ -200,6 +189,14 @@ def open_arena(kind, size, fd):
 
 
 _ELSIZE = {}
+
+
+def _span(dtype, shape):
+    """The bytes a tensor of `dtype` and `shape` takes."""
+    count = 1
+    for s in shape:
+        count *= int(s)
+    return count * _elsize(dtype)
 
 
 def _elsize(dtype):
