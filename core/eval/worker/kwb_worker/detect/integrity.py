@@ -4,6 +4,7 @@ faster kernel. A "yes" with severity error or critical keeps the candidate from 
 unless a person overrides it. The run-time checks (aliasing, fresh outputs, fp64 error) live in
 the evaluator; these read the code only."""
 import ast
+import builtins
 
 from .kernels import tl_calls
 from .source import RECURRENT_MODULES, dotted
@@ -163,7 +164,7 @@ def subclass_reference(src, task, ctx):
             d = dotted(b) or ""
             if d == "Model" or d.endswith(".Model"):
                 ev.append(evidence(cls.lineno, cls.lineno, "class ModelNew(%s) inherits the reference" % d))
-    for n in ast.walk(src.tree):
+    for n in src.walk():
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "Model":
             ev.append(evidence(n.lineno, n.end_lineno, "the reference Model is instantiated"))
     if ev:
@@ -175,7 +176,7 @@ def subclass_reference(src, task, ctx):
 
 def _uses(src, prefixes):
     out = []
-    for n in ast.walk(src.tree):
+    for n in src.walk():
         if isinstance(n, (ast.Attribute, ast.Name)):
             q = src.qual(n) or ""
             if any(q == p or q.startswith(p + ".") for p in prefixes):
@@ -215,26 +216,49 @@ def side_stream(src, task, ctx):
     return no(det, "no side stream")
 
 
+BENIGN_THREADING = ("Lock", "RLock", "local", "get_ident", "get_native_id", "current_thread", "main_thread", "Event",
+                    "Condition", "Semaphore", "BoundedSemaphore", "allocate_lock", "_allocate_lock", "TIMEOUT_MAX")
+
+
+def _one_thread(src, node):
+    """True for an argument that asks for one thread: 1, a module-level name bound once to 1, or torch's own count
+    read back (`torch.get_num_threads()`, a restore)."""
+    if isinstance(node, ast.Constant):
+        return node.value == 1 and not isinstance(node.value, bool)
+    if isinstance(node, ast.Call):
+        return src.qual(node.func) in ("torch.get_num_threads", "torch.get_num_interop_threads")
+    if isinstance(node, ast.Name):
+        vals = [st.value for st in src.tree.body if isinstance(st, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id == node.id for t in st.targets)]
+        stores = sum(1 for n in src.walk() if isinstance(n, ast.Name) and n.id == node.id
+                     and isinstance(n.ctx, ast.Store))
+        return len(vals) == 1 and stores == 1 and _one_thread(src, vals[0])
+    return False
+
+
 def threads(src, task, ctx):
     det = "integrity.threads"
     mods = ("threading", "concurrent.futures", "multiprocessing", "_thread", "asyncio")
-    uses = _uses(src, mods + ("os.sched_setaffinity", "os.fork", "torch.jit.fork", "torch.jit._fork", "torch.futures",
-                              "torch.set_num_interop_threads"))
-    # torch's own pools (blind red team 19 ran a helper on torch's inter-op thread through torch.jit.fork)
-    for n in ast.walk(src.tree):
-        if isinstance(n, ast.Call) and src.qual(n.func) == "torch.set_num_threads" and not (
-                len(n.args) == 1 and isinstance(n.args[0], ast.Constant) and n.args[0].value == 1):
-            uses.append((n, "torch.set_num_threads"))
+    uses = _uses(src, mods + ("os.sched_setaffinity", "os.fork", "torch.jit.fork", "torch.jit._fork", "torch.futures"))
+    # torch's own pools (blind red team 19 ran a helper on torch's inter-op thread through torch.jit.fork); one thread
+    # asked for (1, a name bound once to 1, or torch's own count put back) is no other thread
+    for n in src.walk():
+        if isinstance(n, ast.Call) and src.qual(n.func) in ("torch.set_num_threads", "torch.set_num_interop_threads") \
+                and not (len(n.args) == 1 and _one_thread(src, n.args[0])):
+            uses.append((n, src.qual(n.func)))
     # a module re-exported by another (`queue.threading._start_new_thread`, blind red team 18): the same module
     seen = {n.lineno for n, _ in uses}
-    for n in ast.walk(src.tree):
+    for n in src.walk():
         if isinstance(n, (ast.Attribute, ast.Name)) and n.lineno not in seen:
             q = src.qual(n) or ""
             if any(("." + m + ".") in ("." + q.split(".", 1)[-1] + ".") for m in mods) and "." in q:
                 uses.append((n, q))
                 seen.add(n.lineno)
+    # a lock, an event or the thread's own id start nothing (a lock around a lazy extension build is honest)
+    uses = [(n, q) for n, q in uses if not (q.rsplit(".", 1)[-1] in BENIGN_THREADING and
+                                            q.rsplit(".", 2)[-2:-1] in (["threading"], ["_thread"]))]
     uses.sort(key=lambda x: x[0].lineno)
-    imported = [n for n in ast.walk(src.tree) if isinstance(n, (ast.Import, ast.ImportFrom)) and
+    imported = [n for n in src.walk() if isinstance(n, (ast.Import, ast.ImportFrom)) and
                 any((a.name if isinstance(n, ast.Import) else (n.module or "")).split(".")[0] in
                     ("threading", "concurrent", "multiprocessing", "_thread", "asyncio") for a in n.names)]
     fix = "Run the computation synchronously in forward(); no threads, processes or event loops."
@@ -247,6 +271,88 @@ def threads(src, task, ctx):
     return no(det, "no threads")
 
 
+def _config_only(src, f):
+    """A cached module-level function that computes no tensor: no torch call but the device's properties, no
+    launch, no call of the file's own functions, no global state (a block size and warp count from a column count)."""
+    if f.args.args and f.args.args[0].arg in ("self", "cls"):
+        return False
+    for n in ast.walk(f):
+        if isinstance(n, (ast.Global, ast.Nonlocal)):
+            return False
+        if isinstance(n, ast.Call):
+            q = src.qual(n.func) or ""
+            if src.launch_of(n) or src.extension_call(n) or (isinstance(n.func, ast.Name) and
+                                                              n.func.id in src.functions):
+                return False
+            if q.startswith("torch.") and not q.startswith(("torch.cuda.get_device_", "torch.finfo", "torch.iinfo")):
+                return False
+    return True
+
+
+def _stores(src):
+    """{name: [(value, function)]} of every assignment to `self.x`, `self.x[k]` or a module-level name in the file
+    (function None at import)."""
+    out = {}
+    funcs = [f for f in ast.walk(src.tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    owner = {}
+    for f in funcs:  # outer functions come first in a walk: an inner one takes its own nodes over
+        for n in ast.walk(f):
+            owner[n] = f
+    for n in ast.walk(src.tree):
+        if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and getattr(n, "value", None) is not None:
+            for t in (n.targets if isinstance(n, ast.Assign) else [n.target]):
+                base = t.value if isinstance(t, ast.Subscript) else t
+                d = dotted(base)
+                if d:
+                    out.setdefault(d, []).append((n.value, owner.get(n)))
+    return out
+
+
+def _built_from_no_input(src, d, stores, depth=0):
+    """True when every value stored in `d` is built from parameters, constants, imports and construction-time
+    values only, never from a call's inputs (a compiled extension kept, a transposed weight kept): a cache of
+    those is no output cache. Locals are followed to their own assignments; a parameter of any function but
+    __init__ counts as an input."""
+    if depth > 6 or d not in stores:
+        return False
+    return all(_free_of_inputs(src, value, func, stores, depth + 1) for value, func in stores[d])
+
+
+def _free_of_inputs(src, expr, func, stores, depth):
+    if depth > 6:
+        return False
+    init = func is not None and func.name == "__init__"
+    params = set()
+    if func is not None:
+        a = func.args
+        params = {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs} | \
+            {x.arg for x in (a.vararg, a.kwarg) if x is not None}
+    for n in ast.walk(expr):
+        if not init and isinstance(n, ast.Call) and (dotted(n.func) or "").startswith("self."):
+            return False  # a method of the model's own: whatever it reads, not followed here
+        if isinstance(n, ast.Attribute) and (dotted(n) or "").startswith("self.") and dotted(n) in stores and \
+                not isinstance(n.ctx, ast.Store):
+            if not _built_from_no_input(src, dotted(n), stores, depth):
+                return False
+        if not isinstance(n, ast.Name) or not isinstance(n.ctx, ast.Load) or n.id == "self":
+            continue
+        if init or n.id in src.aliases or n.id in src.functions or n.id in src.classes:
+            continue
+        if n.id in params:
+            return False  # a call's input
+        local = [] if func is None else [x.value for x in ast.walk(func) if isinstance(x, ast.Assign) and
+                                         any(isinstance(t, ast.Name) and t.id == n.id for t in x.targets)]
+        if local:
+            if not all(_free_of_inputs(src, v, func, stores, depth + 1) for v in local):
+                return False
+        elif n.id in stores:
+            if not _built_from_no_input(src, n.id, stores, depth):
+                return False
+        elif n.id not in dir(builtins):
+            return False
+    return True
+
+
 def caching(src, task, ctx):
     det = "integrity.caching"
     cls = ctx.resolver.cls
@@ -255,7 +361,7 @@ def caching(src, task, ctx):
     for f in funcs:
         for dec in f.decorator_list:
             q = src.qual(dec.func if isinstance(dec, ast.Call) else dec) or ""
-            if q in ("functools.lru_cache", "functools.cache"):
+            if q in ("functools.lru_cache", "functools.cache") and not _config_only(src, f):
                 ev.append(evidence(dec.lineno, dec.end_lineno, "%s on %s caches results across calls" % (q, f.name)))
     written = set()
     for f in funcs:
@@ -275,7 +381,8 @@ def caching(src, task, ctx):
                     v = st.value
                     base = v.value if isinstance(v, ast.Subscript) else v
                     d = dotted(base)
-                    if d in written and not src.launches_in(ast.Module(body=n.body, type_ignores=[]), cls):
+                    if d in written and not src.launches_in(ast.Module(body=n.body, type_ignores=[]), cls) and \
+                            not _built_from_no_input(src, d, _stores(src)):
                         ev.append(evidence(n.lineno, st.end_lineno, "%s returns the stored `%s` without computing "
                                            "when `%s`" % (f.name, ast.unparse(v), ast.unparse(n.test))))
     if ev:
@@ -295,7 +402,7 @@ def precision(src, task, ctx):
     if not task.fp32:
         return no(det, "the task is not fp32")
     hard, soft = [], []
-    for n in ast.walk(src.tree):
+    for n in src.walk():
         if isinstance(n, ast.Call):
             q = src.qual(n.func) or ""
             if isinstance(n.func, ast.Attribute) and n.func.attr in ("half", "bfloat16") and not n.args:

@@ -180,6 +180,15 @@ def _canonical(module):
     return SAME_MODULE.get(root, root) + dot + rest
 
 
+def is_main_guard(test):
+    """`__name__ == "__main__"` either way round."""
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
+        sides = [test.left, test.comparators[0]]
+        return any(isinstance(s, ast.Name) and s.id == "__name__" for s in sides) and \
+            any(isinstance(s, ast.Constant) and s.value == "__main__" for s in sides)
+    return False
+
+
 class SourceFile:
     """One parsed Python file (task or candidate). Never imported, never run."""
 
@@ -206,6 +215,7 @@ class SourceFile:
             elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
                 for a in node.names:
                     self.aliases[a.asname or a.name] = _canonical(node.module) + "." + a.name
+        self.dead = self._dead_main()
         self.functions = {}  # module-level functions by name
         self.classes = {}
         for node in self.tree.body:
@@ -242,6 +252,24 @@ class SourceFile:
         full = self.aliases[root]
         return full + ("." + rest if rest else "")
 
+    def _dead_main(self):
+        """The nodes under `if __name__ == "__main__":`, which never run when the evaluator imports the file (as
+        kwb_candidate_*), unless the file rebinds `__name__` itself (then nothing is dead)."""
+        for n in ast.walk(self.tree):
+            if (isinstance(n, ast.Name) and n.id == "__name__" and not isinstance(n.ctx, ast.Load)) or \
+                    (isinstance(n, ast.Constant) and n.value == "__name__"):
+                return set()
+        dead = set()
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.If) and is_main_guard(node.test):
+                for st in node.body:
+                    dead.update(ast.walk(st))
+        return dead
+
+    def walk(self):
+        """Every node of the file that can run: ast.walk less the dead `__main__` block."""
+        return [n for n in ast.walk(self.tree) if n not in self.dead]
+
     def _is_jit(self, f):
         for dec in f.decorator_list:
             target = dec.func if isinstance(dec, ast.Call) else dec
@@ -259,14 +287,57 @@ class SourceFile:
         """(kernel name, grid node) when `call` is `kernel[grid](...)` of a jit function here."""
         if isinstance(call, ast.Call) and isinstance(call.func, ast.Subscript):
             base = call.func.value
+            if isinstance(base, ast.Call) and (self.qual(base.func) or "").split(".")[-1] in ("wrap_triton",
+                                                                                             "capture_triton") \
+                    and base.args:
+                base = base.args[0]  # torch.library.wrap_triton(kernel)[grid](...)
             if isinstance(base, ast.Name) and base.id in self.jit:
                 return base.id, call.func.slice
+            if isinstance(base, ast.Name):
+                chosen = self._jit_bindings(base.id)
+                if chosen:
+                    return chosen[0], call.func.slice  # `kernel = k1 if c else k2`: the first stands for them
         return None
+
+    def _jit_bindings(self, name):
+        """The jit kernels a name is bound to, when every binding of it in the file is one (`kernel = k`,
+        `kernel, grid = k, g`, `kernel = k1 if c else k2`); [] otherwise."""
+        if getattr(self, "m_jitBindings", None) is None:
+            self.m_jitBindings = {}
+        if name in self.m_jitBindings:
+            return self.m_jitBindings[name]
+        found, bound = [], 0
+        for n in ast.walk(self.tree):
+            if not isinstance(n, ast.Assign):
+                continue
+            for t in n.targets:
+                pairs = [(t, n.value)]
+                if isinstance(t, ast.Tuple) and isinstance(n.value, ast.Tuple) and len(t.elts) == len(n.value.elts):
+                    pairs = list(zip(t.elts, n.value.elts))
+                for tt, v in pairs:
+                    if not (isinstance(tt, ast.Name) and tt.id == name):
+                        continue
+                    vals = [v.body, v.orelse] if isinstance(v, ast.IfExp) else [v]
+                    names = [x.id for x in vals if isinstance(x, ast.Name) and x.id in self.jit]
+                    if len(names) != len(vals):
+                        self.m_jitBindings[name] = []
+                        return []
+                    found += names
+                    bound += 1
+        stores = sum(1 for n in ast.walk(self.tree) if isinstance(n, ast.Name) and n.id == name and
+                     isinstance(n.ctx, ast.Store))
+        self.m_jitBindings[name] = found if bound and bound == stores else []  # no binding of another kind
+        return self.m_jitBindings[name]
 
     def extension_call(self, call):
         """True when `call` calls a function of a module built by load_inline / load."""
         if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute):
-            d = dotted(call.func.value)
+            v = call.func.value
+            if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and not v.args:
+                if getattr(self, "m_builderSet", None) is None:
+                    self.m_builderSet = self._builders()
+                return v.func.id in self.m_builderSet  # `_get_ext().fn(...)`: a builder's module, called at once
+            d = dotted(v)
             return d is not None and d in self.extensions
         return False
 

@@ -67,7 +67,11 @@ def call_switch(src, task, ctx):
         for n in ast.walk(f):
             if isinstance(n, (ast.If, ast.IfExp, ast.While)):
                 found = _origins(src, n.test, origin)
-                if found and _first_call_only(n.test, counters):
+                if found and isinstance(n, ast.If) and (_inert(src, n.body) and _inert(src, n.orelse)
+                                                        or _autograd_idiom(n.test)):
+                    soft.append(evidence(n.lineno, n.lineno, "`%s` in %s decides only a log line, a check or "
+                                         "autograd's path (%s)" % (ast.unparse(n.test), f.name, ", ".join(sorted(found)))))
+                elif found and _first_call_only(n.test, counters):
                     soft.append(evidence(n.lineno, n.lineno, "`%s` in %s: the first call differs (warm-up or "
                                          "compilation is fine; a different result is not)" % (ast.unparse(n.test), f.name)))
                 elif found:
@@ -111,3 +115,51 @@ def _origins(src, node, origin):
             elif q in CLOCKS:
                 out.add("the clock (%s)" % q)
     return out
+
+
+def _bound(src, name):
+    return any(isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.name == name or
+               isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) for n in ast.walk(src.tree))
+
+
+def _logger(src, name):
+    """A name bound once, at import, to `logging.getLogger(...)`."""
+    binds = [n for n in ast.walk(src.tree) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)]
+    if len(binds) != 1 or any(isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.name == name
+                              for n in ast.walk(src.tree)):
+        return False
+    return any(isinstance(st, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in st.targets)
+               and isinstance(st.value, ast.Call) and (src.qual(st.value.func) or "") == "logging.getLogger"
+               for st in src.tree.body)
+
+
+def _inert(src, stmts, depth=0):
+    """Statements that change no output: pass, assert, raise, a log line or a print, a warning, or a call of one
+    of the file's functions made of those only (an input check), and ifs of such (`if not is_compiling():
+    _check(x)`, `if self.calls % 1000 == 0: log.info(...)`)."""
+    for st in stmts:
+        if isinstance(st, (ast.Pass, ast.Assert, ast.Raise)):
+            continue
+        if isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant):
+            continue  # a docstring
+        if isinstance(st, ast.If) and _inert(src, st.body, depth) and _inert(src, st.orelse, depth):
+            continue
+        if isinstance(st, ast.Expr) and isinstance(st.value, ast.Call):
+            f = st.value.func
+            q = src.qual(f) or ""
+            d = dotted(f) or ""
+            if q in ("warnings.warn", "builtins.print") or q.startswith("logging.") or _logger(src, d.split(".")[0]) \
+                    or (isinstance(f, ast.Name) and f.id == "print" and not _bound(src, "print")):
+                continue
+            if isinstance(f, ast.Name) and f.id in src.functions and depth < 2 and \
+                    _inert(src, src.functions[f.id].body, depth + 1):
+                continue
+        return False
+    return True
+
+
+def _autograd_idiom(test):
+    """`torch.is_grad_enabled() and x.requires_grad`: autograd's path or the plain one, decided by the input (the
+    evaluator's inputs never require grad): no switch between the trials and the timed calls."""
+    return isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) and any(
+        isinstance(v, ast.Attribute) and v.attr == "requires_grad" for v in test.values)

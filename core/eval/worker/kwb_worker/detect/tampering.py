@@ -35,6 +35,7 @@ CONFIG_PREFIXES = ("torch.backends.", "torch._dynamo.config.", "torch._inductor.
                    "torch.version.", "triton.knobs.")
 PROTOCOL_KEYS = ("result", "status", "speedup", "id", "v", "verdicts", "runtime_checks", "correct",
                  "runtime_ms", "message", "op")
+STRONG_KEYS = set(PROTOCOL_KEYS) - {"id", "op", "message", "v"}
 BENIGN_GC = ("collect", "enable", "disable", "isenabled", "get_threshold", "set_threshold", "get_count",
              "freeze", "unfreeze")
 FRAME_ATTRS = ("f_back", "f_locals", "f_globals", "f_builtins", "tb_frame", "tb_next", "gi_frame", "cr_frame",
@@ -198,12 +199,8 @@ class Reader:
         for node in ast.walk(src.tree):
             for child in ast.iter_child_nodes(node):
                 self.parent[child] = node
-        self.skipped = set()
+        self.skipped = set(src.dead)  # the `__main__` block, unless the file rebinds __name__
         for node in ast.walk(src.tree):
-            if isinstance(node, ast.If) and _is_main_guard(node.test):
-                for st in node.body:
-                    for n in ast.walk(st):
-                        self.skipped.add(n)
             if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
                 self.skipped.add(node.value)  # docstrings and bare strings are prose
 
@@ -245,14 +242,6 @@ def reader(src):
         _READERS.clear()
         r = _READERS[id(src)] = Reader(src)
     return r
-
-
-def _is_main_guard(test):
-    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
-        sides = [test.left, test.comparators[0]]
-        return any(isinstance(s, ast.Name) and s.id == "__name__" for s in sides) and \
-            any(isinstance(s, ast.Constant) and s.value == "__main__" for s in sides)
-    return False
 
 
 def _under(q, prefixes):
@@ -443,18 +432,20 @@ def _ancestors(r, node):
 def _payload(node):
     """True when an expression is or holds something shaped like an evaluator message: a dict
     with an "event" key or two protocol keys, or a string holding such JSON keys."""
+    def shaped(keys):
+        # two protocol keys, one of them a result's ("op" and "id" alone are a kernel's debug note)
+        return "event" in keys or (len(keys & set(PROTOCOL_KEYS)) >= 2 and bool(keys & STRONG_KEYS))
+
     for n in ast.walk(node):
         if isinstance(n, ast.Dict):
-            keys = {_const_str(k) for k in n.keys if k is not None}
-            if "event" in keys or len(keys & set(PROTOCOL_KEYS)) >= 2:
+            if shaped({_const_str(k) for k in n.keys if k is not None}):
                 return True
         elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "dict":
-            keys = {kw.arg for kw in n.keywords}
-            if "event" in keys or len(keys & set(PROTOCOL_KEYS)) >= 2:
+            if shaped({kw.arg for kw in n.keywords}):
                 return True
         else:
             s = _const_str(n)
-            if s and ('"event"' in s or sum('"%s"' % k in s for k in PROTOCOL_KEYS) >= 2):
+            if s and shaped({k for k in PROTOCOL_KEYS + ("event",) if '"%s"' % k in s}):
                 return True
     return False
 
@@ -576,6 +567,35 @@ def _sys_modules_walk(r, n):
     return False
 
 
+TRACEBACK_TEXT = ("traceback.format_exception", "traceback.print_exception", "traceback.format_tb",
+                  "traceback.print_tb", "traceback.extract_tb", "traceback.TracebackException")
+
+
+def _formatted_traceback(r, n):
+    """`e.__traceback__` handed straight to traceback's formatters, which give text, not frames (an honest fallback
+    path logging why its kernel failed)."""
+    call = r.parent.get(n)
+    return n.attr == "__traceback__" and isinstance(call, ast.Call) and n in call.args and \
+        r.call_name(call) in TRACEBACK_TEXT
+
+
+def _own_subclasses(r, n):
+    """`Impl.__subclasses__()` on a class the file defines itself and never rebinds (a registry of its own kernels)."""
+    v = n.value
+    if n.attr != "__subclasses__" or not isinstance(v, ast.Name) or v.id not in r.src.classes:
+        return False
+    return sum(1 for x in ast.walk(r.src.tree) if isinstance(x, ast.Name) and x.id == v.id
+               and isinstance(x.ctx, ast.Store)) == 0
+
+
+def _passes_an_interface_on(n):
+    """A `__cuda_array_interface__` property that only hands on another object's (`return self._t.__cuda_array_
+    interface__`): a wrapper for numba or cupy, no address of its own."""
+    body = [st for st in n.body if not (isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant))]
+    return len(body) == 1 and isinstance(body[0], ast.Return) and isinstance(body[0].value, ast.Attribute) and \
+        body[0].value.attr == n.name
+
+
 def introspection(src, task, ctx):
     det = "integrity.introspection"
     r = reader(src)
@@ -591,7 +611,8 @@ def introspection(src, task, ctx):
                 ev.append(r.ev(n, "`%s` builds the name %r at run time" % (ast.unparse(n)[:60], built)))
         if (isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and n.attr in RAW_INTERFACES) or \
                 (isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id in RAW_INTERFACES) or \
-                (isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name in RAW_INTERFACES) or \
+                (isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name in RAW_INTERFACES and
+                 not _passes_an_interface_on(n)) or \
                 (isinstance(n, ast.Dict) and any(_fold(k, names) in RAW_INTERFACES for k in n.keys if k is not None)):
             ev.append(r.ev(n, "defines %s: a tensor over raw addresses, beyond the memory it was given"
                            % " or ".join(RAW_INTERFACES)))
@@ -644,7 +665,8 @@ def introspection(src, task, ctx):
                 ev.append(r.ev(n, "%s makes an array over a raw address" % q))
             elif (q.startswith("ctypes.") or q.startswith("_ctypes.")) and q.split(".")[-1] in CTYPES_MEMORY:
                 ev.append(r.ev(n, "%s reads or writes raw memory of other objects" % q))
-            elif not q and n.attr in FRAME_ATTRS and not (isinstance(n.value, ast.Name) and n.value.id == "self"):
+            elif not q and n.attr in FRAME_ATTRS and not (isinstance(n.value, ast.Name) and n.value.id == "self") \
+                    and not _formatted_traceback(r, n) and not _own_subclasses(r, n):
                 ev.append(r.ev(n, "`.%s` reads a frame, a function's globals or closure" % n.attr))
             elif not q and n.attr == "from_address":
                 ev.append(r.ev(n, "`.from_address` maps a ctypes object onto an address"))
@@ -667,6 +689,17 @@ def introspection(src, task, ctx):
 # integrity.process_exit
 
 
+def _cleanup_at_exit(r, q, call):
+    """`atexit.register(shutil.rmtree, build_dir)` or of a temporary directory's cleanup: an honest extension build
+    removing its files when the interpreter ends, nothing that ends or signals the process."""
+    if q != "atexit.register" or not call.args:
+        return False
+    f = call.args[0]
+    if r.refs.qual(f) in ("shutil.rmtree", "os.remove", "os.unlink", "os.rmdir"):
+        return True
+    return isinstance(f, ast.Attribute) and f.attr == "cleanup" and isinstance(f.value, ast.Name)
+
+
 def process_exit(src, task, ctx):
     det = "integrity.process_exit"
     r = reader(src)
@@ -674,7 +707,7 @@ def process_exit(src, task, ctx):
     for n in r.nodes():
         if isinstance(n, ast.Call):
             q = r.call_name(n)
-            if _under(q, EXIT_CALLS):
+            if _under(q, EXIT_CALLS) and not _cleanup_at_exit(r, q, n):
                 ev.append(r.ev(n, "%s ends, forks or signals the process" % q))
             elif q.startswith("signal.") and q != "signal.getsignal" and q.split(".")[1][:1].islower():
                 ev.append(r.ev(n, "%s changes signal handling or sends a signal" % q))
@@ -795,6 +828,22 @@ DYNAMIC_CALLS = ("builtins.exec", "builtins.eval", "builtins.compile", "types.Fu
                  "runpy.run_module", "runpy.run_code", "code.InteractiveInterpreter", "code.interact")
 
 
+def _loop_of_libraries(r, node):
+    """True for `for path in ("triton.language.extra.cuda.libdevice", ...)`: the name of a loop over literal
+    strings, none of them the evaluator's, bound nowhere else (probing where a library keeps a module)."""
+    if not isinstance(node, ast.Name):
+        return False
+    loops = [n for n in ast.walk(r.src.tree) if isinstance(n, ast.For) and isinstance(n.target, ast.Name)
+             and n.target.id == node.id]
+    stores = sum(1 for n in ast.walk(r.src.tree) if isinstance(n, ast.Name) and n.id == node.id
+                 and isinstance(n.ctx, ast.Store))
+    if len(loops) != 1 or stores != 1 or not isinstance(loops[0].iter, (ast.Tuple, ast.List)):
+        return False
+    names = [_const_str(e) for e in loops[0].iter.elts]
+    return bool(names) and None not in names and not any(
+        x.split(".")[0] in ("kwb_worker", "__main__", "kwb") or x.startswith("kwb") for x in names)
+
+
 def dynamic_code(src, task, ctx):
     det = "integrity.dynamic_code"
     r = reader(src)
@@ -807,7 +856,7 @@ def dynamic_code(src, task, ctx):
         if _under(q, DYNAMIC_CALLS):
             hard.append(r.ev(n, "%s runs code built at run time, which no detector reads" % q.replace("builtins.", "")))
         elif q in ("builtins.__import__", "importlib.import_module", "importlib.__import__") and n.args and \
-                _const_str(n.args[0]) is None:
+                _const_str(n.args[0]) is None and not _loop_of_libraries(r, n.args[0]):
             hard.append(r.ev(n, "%s(%s) imports a module whose name is computed" % (q.replace("builtins.", ""),
                                                                                    ast.unparse(n.args[0]))))
         elif q in ("builtins.getattr", "builtins.hasattr") and len(n.args) >= 2 and refs.qual(n.args[0]) and \
