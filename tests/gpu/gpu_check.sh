@@ -10,7 +10,8 @@
 #   cheats_a  the catalogue (tests/data/cheats), files a-f
 #   cheats_b  the catalogue, files g-p
 #   cheats_c  the catalogue, files r-z (three jobs since session 22: two had filled their 480 s)
-#   latest    blind red teams 17 and 18 (their cheats and honest files: CPU-found, first run on a GPU in session 22)
+#   latest    blind red teams 17-20 (their cheats and honest files: CPU-found; 17 and 18 first ran on a GPU in session
+#             22; 20's cheat_gpu_slot_stride_softmax.py is written for a GPU and has never run)
 #   kernels   six big own copies, the hand-written kernels, 39_GRU's showcase kernel, five launch-bound own copies
 #
 # Usage: JOBS="..." [KB=.device/kb] [KC=commit] [T=520] tests/gpu/gpu_check.sh     (results: $OUT/check.tar.gz)
@@ -41,7 +42,9 @@ job() {
         $J --out $R/redteam15.jsonl --sections pairs --pairs tests/data/redteam15/pairs.txt --budget-s 100
         $J --out $R/redteam16.jsonl --sections pairs --pairs tests/data/redteam16/pairs.txt --budget-s 150" ;;
     latest) echo "$J --out $R/redteam17.jsonl --sections pairs --pairs tests/data/redteam17/pairs.txt --budget-s 200
-        $J --out $R/redteam18.jsonl --sections pairs --pairs tests/data/redteam18/pairs.txt --budget-s 100" ;;
+        $J --out $R/redteam18.jsonl --sections pairs --pairs tests/data/redteam18/pairs.txt --budget-s 100
+        $J --out $R/redteam20.jsonl --sections pairs --pairs tests/data/redteam20/pairs.txt --budget-s 100
+        $J --out $R/redteam19.jsonl --sections pairs --pairs tests/data/redteam19/pairs.txt --budget-s 70" ;;
     cheats_a) echo "$J --out $R/cheats_af.jsonl --sections cheats --cheats '^[a-f]' --budget-s 480" ;;
     cheats_b) echo "$J --out $R/cheats_gp.jsonl --sections cheats --cheats '^[g-p]' --budget-s 480" ;;
     cheats_c) echo "$J --out $R/cheats_rz.jsonl --sections cheats --cheats '^[r-z]' --budget-s 480" ;;

@@ -268,6 +268,66 @@ def test_a_runners_input_views_reach_their_own_bytes_only():
     assert float(a.read(layouts[2])[0][0, 0]) == 7.0
 
 
+def test_a_runners_arena_descriptor_is_closed_once_mapped():
+    # Blind red team 20 found the runner's memfd among its descriptors (os.fstat over 3..255), mapped it again and
+    # served a frame's every call from it, past the views of their own storage.
+    import os
+
+    from kwb_worker.arena import Arena, open_arena
+
+    judge_side = Arena(1 << 16)
+    runner_side = open_arena("host", judge_side.size, os.dup(judge_side.export_fd()))
+    fd = runner_side.fd
+    runner_side.drop_fd()
+    with pytest.raises(OSError):
+        os.fstat(fd)
+    runner_side.own_view(0, __import__("torch").float32, [4])[0] = 3.0  # the mapping itself stays
+    assert float(judge_side.view(0, __import__("torch").float32, [4])[0]) == 3.0
+
+
+def test_what_a_candidates_user_leaves_is_removed_at_any_depth_and_in_system_v():
+    # Blind red team 20 left a 64 MiB System V segment open to everyone and a file in /tmp/.X11-unix: both outlived
+    # the evaluation, and the next evaluations attached the same segment. Real files, a real segment of another
+    # user id (root only: the runners' user ids are root's to give).
+    import ctypes
+    import os
+    import tempfile
+
+    from kwb_worker import leftovers
+
+    if os.geteuid() != 0:
+        pytest.skip("needs root: files and a System V segment of another user id")
+    uid = 64999
+    with tempfile.TemporaryDirectory() as top:
+        deep = os.path.join(top, ".X11-unix", "a")
+        os.makedirs(deep)
+        mine = os.path.join(deep, "left")
+        keep = os.path.join(deep, "kept")
+        for p in (mine, keep):
+            open(p, "w").close()
+        os.chown(mine, uid, uid)
+        leftovers.remove_files_of(uid, dirs=(top,))
+        assert not os.path.exists(mine) and os.path.exists(keep)  # the other user's file stays
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the candidate's user makes a segment and leaves
+        try:
+            os.setgid(uid)
+            os.setuid(uid)
+            libc = ctypes.CDLL(None, use_errno=True)
+            shmid = libc.shmget(0, 1 << 20, 0o1666)  # IPC_PRIVATE, IPC_CREAT | 0666
+            os.write(w, str(shmid).encode())
+        finally:
+            os._exit(0)
+    os.close(w)
+    shmid = int(os.read(r, 32) or b"-1")
+    os.close(r)
+    os.waitpid(pid, 0)
+    assert shmid >= 0 and ("shm", shmid) in leftovers.ipc_of(uid)
+    leftovers.remove_ipc_of(uid)
+    assert ("shm", shmid) not in leftovers.ipc_of(uid)
+
+
 def test_a_mid_batched_sets_frame_may_grow_past_the_small_sets_bound_only_when_asked():
     # KWB_X_MID_CAP_GIB (a GPU experiment): relu_big at 7 calls a frame within 4 GiB had ~0.5 ms of work under ~1 ms
     # of plumbing; the bound for sets past BIG grows to the asked size within an eighth of the device.

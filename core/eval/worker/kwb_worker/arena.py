@@ -61,6 +61,17 @@ class Arena:
         """The file descriptor to hand to the runner (the judge keeps its own)."""
         return self.fd
 
+    def drop_fd(self):
+        """The runner's side, once mapped: its descriptor closed, so that no code in its process can map the arena
+        again past the views it was given (blind red team 20 found the memfd among its descriptors, mapped it
+        and served a frame's every call from it)."""
+        if self.fd is not None:
+            try:
+                os.close(self.fd)
+            except OSError:
+                pass
+            self.fd = None
+
     def view(self, off, dtype, shape):
         return self.m_bytes[off:off + _span(dtype, shape)].view(dtype).view(tuple(int(s) for s in shape))
 
@@ -143,10 +154,7 @@ class Arena:
             self.m_map.close()
         except (BufferError, ValueError):
             pass  # views still alive: the mapping goes with the process
-        try:
-            os.close(self.fd)
-        except OSError:
-            pass
+        self.drop_fd()
 
 
 class DeviceArena(Arena):

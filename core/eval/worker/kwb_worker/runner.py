@@ -98,6 +98,7 @@ class Runner:
         name = msg.get("device", "cpu")
         self.m_device = torch.device("cuda", torch.cuda.current_device()) if name == "cuda" else torch.device("cpu")
         self.m_arena = open_arena(msg.get("kind", "host"), int(msg["size"]), fd)
+        self.m_arena.drop_fd()  # mapped: no second mapping for the candidate to find among its descriptors
         self.m_clock = timing.Clock(self.m_device, flusher=False)
         self.m_inputs, self.m_inPtrs, self.m_outViews, self.m_dryOut = [], [], {}, None
         self.m_reporter = None

@@ -22,6 +22,7 @@ import time
 
 from .channel import log
 from .freezer import Freezer
+from .leftovers import remove_leftovers
 from .wire import Wire, WireError
 
 SCRIPT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "kwb_worker.py")
@@ -261,17 +262,12 @@ if uid != "-":
             except OSError:
                 pass
         time.sleep(0.01)
-    for d in ("/dev/shm", "/tmp", "/var/tmp", "/dev/mqueue"):
-        try:
-            entries = list(os.scandir(d))
-        except OSError:
-            continue
-        for e in entries:
-            try:
-                if e.stat(follow_symlinks=False).st_uid == u:
-                    shutil.rmtree(e.path, ignore_errors=True) if e.is_dir(follow_symlinks=False) else os.unlink(e.path)
-            except OSError:
-                pass
+    try:  # kwb_worker/leftovers.py, standard library only: its files at any depth, its System V objects
+        sys.path.insert(0, sys.argv[5])
+        from kwb_worker.leftovers import remove_leftovers
+        remove_leftovers(u)
+    except Exception:
+        pass
 if cg != "-":
     for _ in range(200):
         try:
@@ -296,7 +292,7 @@ class Watchdog:
         except (OSError, IndexError):
             born = "?"
         self.m_proc = subprocess.Popen([python, "-S", "-c", _WATCHDOG, cgroup or "-", "-" if uid is None else str(uid),
-                                        str(pid), born], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                        str(pid), born, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                        stderr=subprocess.DEVNULL, close_fds=True, cwd="/", start_new_session=True,
                                        pass_fds=() if hold is None else (hold,))
         _KNOWN.add(self.m_proc.pid)
@@ -737,7 +733,7 @@ class RunnerClient:
             except OSError:
                 pass
         if self.m_uid is not None:
-            _remove_files_of(self.m_uid)  # once nothing of its user runs to write them again
+            remove_leftovers(self.m_uid)  # once nothing of its user runs to write them again (leftovers.py)
         try:
             self.m_proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
@@ -759,29 +755,6 @@ class RunnerClient:
         if self.m_uidLock is not None:
             os.close(self.m_uidLock)
             self.m_uidLock = None
-
-
-# World-writable places a candidate's files could outlive its evaluation in (the sandbox gives it
-# private ones; without it, what its user id owns there goes with it).
-_SHARED_DIRS = ("/dev/shm", "/tmp", "/var/tmp", "/dev/mqueue")
-
-
-def _remove_files_of(uid):
-    for d in _SHARED_DIRS:
-        try:
-            entries = list(os.scandir(d))
-        except OSError:
-            continue
-        for e in entries:
-            try:
-                if e.stat(follow_symlinks=False).st_uid != uid:
-                    continue
-                if e.is_dir(follow_symlinks=False):
-                    shutil.rmtree(e.path, ignore_errors=True)
-                else:
-                    os.unlink(e.path)
-            except OSError:
-                pass
 
 
 def _sweep(root, sig, passes=20, orphans=False):
