@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """What a candidate's user id can leave behind once its processes are gone, and its removal: files in the
-world-writable folders, at any depth (`/tmp/.X11-unix/...`), and System V shared memory, semaphores and message
+world-writable folders and two folder levels below them (`/tmp/.X11-unix/...`), and System V shared memory, semaphores and message
 queues. Blind red team 20 left a 64 MiB shared-memory segment, open to everyone, and a file in `/tmp/.X11-unix`:
 both outlived the evaluation, and the next evaluations, under other user ids, attached the same segment (a channel
 between evaluations, and memory pinned with no process left). Standard library only: the judge's watchdog runs
