@@ -740,6 +740,27 @@ def test_honest_files_of_many_styles_get_no_blocking_static_verdict(task, name):
     assert [g for g in got if g[0] not in allowed] == []
 
 
+RT21 = os.path.join(ROOT, "tests", "data", "redteam21")
+RT21_CHEATS = [p for p in (line.split() for line in open(os.path.join(RT21, "pairs.txt")))
+               if len(p) == 3 and p[2] == "cheat" and p[1] != "cheat_token_ext_matmul.py"]
+
+
+@pytest.mark.parametrize("task,name", [(p[0], p[1]) for p in RT21_CHEATS], ids=[p[1] for p in RT21_CHEATS])
+def test_red_team_21s_ways_past_the_narrowed_rules_are_named(task, name):
+    # red team 21 attacked the false-positive narrowings of the same session (tests/data/redteam21/REPORT.md): a
+    # __main__ block made live through a parameter or globals(), a loop of literal imports, an own class's
+    # __subclasses__ rebound to object's, an array interface through a keyword, a thread beside a semaphore on one
+    # line, a buffer filled with out=, an lru_cache over a method call, logging, walrus and requires_grad switches,
+    # an atexit cleanup that exits, a thread count changed through globals(). Each now blocks statically. (Its
+    # token extension beside torch.matmul is not: any extension call counts as a launch.)
+    with open(os.path.join(ROOT, task), encoding="utf-8") as f:
+        task_src = f.read()
+    with open(os.path.join(RT21, name), encoding="utf-8") as f:
+        got = [v["detector"] for v in run_detectors(task_src, f.read())
+               if v["outcome"] == "yes" and v["severity"] in ("error", "critical")]
+    assert got, name
+
+
 def test_harness_attack_evidence_says_where():
     cand = tamper_file(imports="import os", top="T = torch\nsetattr(T, 'rand', T.zeros)", body="os._exit(0)")
     verdicts = {v["detector"]: v for v in run_detectors(RELU_TASK, cand)}

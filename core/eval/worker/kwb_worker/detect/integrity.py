@@ -174,12 +174,17 @@ def subclass_reference(src, task, ctx):
     return no(det, "ModelNew does not use the reference Model")
 
 
-def _uses(src, prefixes):
+def _uses(src, prefixes, skip=lambda q: False):
+    """[(node, name)] of the names under `prefixes` the file uses (not those `skip` says), the longest a line."""
     out = []
+    inner = set()  # `threading` in `threading.Lock`: the chain is read whole, by its longest name
     for n in src.walk():
-        if isinstance(n, (ast.Attribute, ast.Name)):
+        if isinstance(n, ast.Attribute) and src.qual(n):
+            inner.add(n.value)
+    for n in src.walk():
+        if isinstance(n, (ast.Attribute, ast.Name)) and n not in inner:
             q = src.qual(n) or ""
-            if any(q == p or q.startswith(p + ".") for p in prefixes):
+            if any(q == p or q.startswith(p + ".") for p in prefixes) and not skip(q):
                 out.append((n, q))
     # report each line once, the longest name on it
     best = {}
@@ -220,6 +225,11 @@ BENIGN_THREADING = ("Lock", "RLock", "local", "get_ident", "get_native_id", "cur
                     "Condition", "Semaphore", "BoundedSemaphore", "allocate_lock", "_allocate_lock", "TIMEOUT_MAX")
 
 
+def _benign_threading(q):
+    """A lock, an event or the thread's own id: they start nothing (a lock around a lazy extension build is honest)."""
+    return q.rsplit(".", 1)[-1] in BENIGN_THREADING and q.rsplit(".", 2)[-2:-1] in (["threading"], ["_thread"])
+
+
 def _one_thread(src, node):
     """True for an argument that asks for one thread: 1, a module-level name bound once to 1, or torch's own count
     read back (`torch.get_num_threads()`, a restore)."""
@@ -227,7 +237,7 @@ def _one_thread(src, node):
         return node.value == 1 and not isinstance(node.value, bool)
     if isinstance(node, ast.Call):
         return src.qual(node.func) in ("torch.get_num_threads", "torch.get_num_interop_threads")
-    if isinstance(node, ast.Name):
+    if isinstance(node, ast.Name) and not src.writes_namespaces():
         vals = [st.value for st in src.tree.body if isinstance(st, ast.Assign)
                 and any(isinstance(t, ast.Name) and t.id == node.id for t in st.targets)]
         stores = sum(1 for n in src.walk() if isinstance(n, ast.Name) and n.id == node.id
@@ -239,13 +249,16 @@ def _one_thread(src, node):
 def threads(src, task, ctx):
     det = "integrity.threads"
     mods = ("threading", "concurrent.futures", "multiprocessing", "_thread", "asyncio")
-    uses = _uses(src, mods + ("os.sched_setaffinity", "os.fork", "torch.jit.fork", "torch.jit._fork", "torch.futures"))
+    uses = _uses(src, mods + ("os.sched_setaffinity", "os.fork", "torch.jit.fork", "torch.jit._fork", "torch.futures"),
+                 skip=_benign_threading)
     # torch's own pools (blind red team 19 ran a helper on torch's inter-op thread through torch.jit.fork); one thread
     # asked for (1, a name bound once to 1, or torch's own count put back) is no other thread
+    refs = reader(src).refs
     for n in src.walk():
-        if isinstance(n, ast.Call) and src.qual(n.func) in ("torch.set_num_threads", "torch.set_num_interop_threads") \
-                and not (len(n.args) == 1 and _one_thread(src, n.args[0])):
-            uses.append((n, src.qual(n.func)))
+        q = refs.qual(n.func) if isinstance(n, ast.Call) else None  # through an alias: `_snt = torch.set_num_threads`
+        if q in ("torch.set_num_threads", "torch.set_num_interop_threads") and \
+                not (len(n.args) == 1 and _one_thread(src, n.args[0])):
+            uses.append((n, q))
     # a module re-exported by another (`queue.threading._start_new_thread`, blind red team 18): the same module
     seen = {n.lineno for n, _ in uses}
     for n in src.walk():
@@ -254,9 +267,7 @@ def threads(src, task, ctx):
             if any(("." + m + ".") in ("." + q.split(".", 1)[-1] + ".") for m in mods) and "." in q:
                 uses.append((n, q))
                 seen.add(n.lineno)
-    # a lock, an event or the thread's own id start nothing (a lock around a lazy extension build is honest)
-    uses = [(n, q) for n, q in uses if not (q.rsplit(".", 1)[-1] in BENIGN_THREADING and
-                                            q.rsplit(".", 2)[-2:-1] in (["threading"], ["_thread"]))]
+    uses = [(n, q) for n, q in uses if not _benign_threading(q)]
     uses.sort(key=lambda x: x[0].lineno)
     imported = [n for n in src.walk() if isinstance(n, (ast.Import, ast.ImportFrom)) and
                 any((a.name if isinstance(n, ast.Import) else (n.module or "")).split(".")[0] in
@@ -271,21 +282,27 @@ def threads(src, task, ctx):
     return no(det, "no threads")
 
 
+CONFIG_BUILTINS = ("min", "max", "abs", "int", "float", "bool", "len", "round", "divmod", "pow", "range", "tuple",
+                   "sorted", "str")
+CONFIG_CALLS = ("triton.next_power_of_2", "triton.cdiv", "math.", "torch.cuda.get_device_", "torch.finfo",
+                "torch.iinfo")
+
+
 def _config_only(src, f):
     """A cached module-level function that computes no tensor: no torch call but the device's properties, no
     launch, no call of the file's own functions, no global state (a block size and warp count from a column count)."""
     if f.args.args and f.args.args[0].arg in ("self", "cls"):
         return False
-    for n in ast.walk(f):
+    for n in (x for st in f.body for x in ast.walk(st)):  # the body, not the decorators
         if isinstance(n, (ast.Global, ast.Nonlocal)):
             return False
         if isinstance(n, ast.Call):
             q = src.qual(n.func) or ""
-            if src.launch_of(n) or src.extension_call(n) or (isinstance(n.func, ast.Name) and
-                                                              n.func.id in src.functions):
-                return False
-            if q.startswith("torch.") and not q.startswith(("torch.cuda.get_device_", "torch.finfo", "torch.iinfo")):
-                return False
+            if isinstance(n.func, ast.Name) and not q:
+                if n.func.id not in CONFIG_BUILTINS or n.func.id in src.functions:
+                    return False  # the file's own functions, or anything but plain arithmetic
+            elif not q.startswith(CONFIG_CALLS):
+                return False  # a method (`x.clamp_min(0)`: blind red team 21) or another library's call
     return True
 
 
@@ -313,9 +330,26 @@ def _built_from_no_input(src, d, stores, depth=0):
     values only, never from a call's inputs (a compiled extension kept, a transposed weight kept): a cache of
     those is no output cache. Locals are followed to their own assignments; a parameter of any function but
     __init__ counts as an input."""
-    if depth > 6 or d not in stores:
-        return False
+    if depth > 6 or d not in stores or ((depth == 0 or d.startswith("self.")) and _written_in_place(src, d)):
+        return False  # the kept value itself, or a tensor of the model's it is made of, filled after it was stored
     return all(_free_of_inputs(src, value, func, stores, depth + 1) for value, func in stores[d])
+
+
+def _written_in_place(src, d):
+    """True when `d` may be filled after it is stored: handed to a call (`out=self.buf`, a kernel's argument), written
+    through an index or an augmented assignment, or by one of its own in-place methods (`self.buf.copy_(y)`): blind
+    red team 21 kept a `torch.empty` buffer filled with `out=` and returned it."""
+    for n in ast.walk(src.tree):
+        if isinstance(n, ast.Call):
+            if any(dotted(a) == d for a in n.args) or any(dotted(k.value) == d for k in n.keywords):
+                return True
+            if isinstance(n.func, ast.Attribute) and n.func.attr.endswith("_") and dotted(n.func.value) == d:
+                return True
+        elif isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store) and dotted(n.value) == d:
+            return True
+        elif isinstance(n, ast.AugAssign) and dotted(n.target) == d:
+            return True
+    return False
 
 
 def _free_of_inputs(src, expr, func, stores, depth):

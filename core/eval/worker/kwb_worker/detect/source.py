@@ -252,15 +252,32 @@ class SourceFile:
         full = self.aliases[root]
         return full + ("." + rest if rest else "")
 
+    def writes_namespaces(self):
+        """True when the file can rebind names behind the rules' backs: `globals()`, `vars()`, `locals()`, a
+        `__dict__`, `sys.modules`, or `__name__` as a parameter, a target or a string (blind red team 21 made a
+        `__main__` block run through `globals()["__na" + "me__"]` and a parameter called `__name__`, and turned
+        a class's `__subclasses__()` into object's through `globals()["_Kernels"] = object`)."""
+        if getattr(self, "m_writesNamespaces", None) is None:
+            found = False
+            for n in ast.walk(self.tree):
+                if (isinstance(n, ast.Name) and (n.id in ("globals", "vars", "locals") or
+                                                 (n.id == "__name__" and not isinstance(n.ctx, ast.Load)))) or \
+                        (isinstance(n, ast.Attribute) and n.attr in ("__dict__", "modules")) or \
+                        (isinstance(n, ast.arg) and n.arg == "__name__") or \
+                        (isinstance(n, ast.Constant) and isinstance(n.value, str) and "__name__" in n.value):
+                    found = True
+                    break
+            self.m_writesNamespaces = found
+        return self.m_writesNamespaces
+
     def _dead_main(self):
-        """The nodes under `if __name__ == "__main__":`, which never run when the evaluator imports the file (as
-        kwb_candidate_*), unless the file rebinds `__name__` itself (then nothing is dead)."""
-        for n in ast.walk(self.tree):
-            if (isinstance(n, ast.Name) and n.id == "__name__" and not isinstance(n.ctx, ast.Load)) or \
-                    (isinstance(n, ast.Constant) and n.value == "__name__"):
-                return set()
+        """The nodes under a module-level `if __name__ == "__main__":`, which never run when the evaluator imports
+        the file (as kwb_candidate_*), unless the file can rebind `__name__` (writes_namespaces: then nothing is
+        dead). Only at module level: inside a function `__name__` may be anything."""
+        if self.writes_namespaces():
+            return set()
         dead = set()
-        for node in ast.walk(self.tree):
+        for node in self.tree.body:
             if isinstance(node, ast.If) and is_main_guard(node.test):
                 for st in node.body:
                     dead.update(ast.walk(st))

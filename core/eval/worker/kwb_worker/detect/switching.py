@@ -68,7 +68,7 @@ def call_switch(src, task, ctx):
             if isinstance(n, (ast.If, ast.IfExp, ast.While)):
                 found = _origins(src, n.test, origin)
                 if found and isinstance(n, ast.If) and (_inert(src, n.body) and _inert(src, n.orelse)
-                                                        or _autograd_idiom(n.test)):
+                                                        or _autograd_idiom(n.test, src, f)):
                     soft.append(evidence(n.lineno, n.lineno, "`%s` in %s decides only a log line, a check or "
                                          "autograd's path (%s)" % (ast.unparse(n.test), f.name, ", ".join(sorted(found)))))
                 elif found and _first_call_only(n.test, counters):
@@ -137,8 +137,17 @@ def _inert(src, stmts, depth=0):
     """Statements that change no output: pass, assert, raise, a log line or a print, a warning, or a call of one
     of the file's functions made of those only (an input check), and ifs of such (`if not is_compiling():
     _check(x)`, `if self.calls % 1000 == 0: log.info(...)`)."""
+    if depth == 0 and _hooks_text(src):
+        return False  # a log line or a print may run the file's own code (a handler's emit, a __repr__)
     for st in stmts:
-        if isinstance(st, (ast.Pass, ast.Assert, ast.Raise)):
+        if any(isinstance(x, ast.NamedExpr) for x in ast.walk(st)) or any(
+                isinstance(x, ast.Call) and (dotted(x.func) or "").startswith("self.") for x in ast.walk(st)):
+            return False  # `assert (fast := True)`, `assert self.flip()`: a check that sets something
+        if isinstance(st, ast.Pass):
+            continue
+        if isinstance(st, (ast.Assert, ast.Raise)) and not any(
+                isinstance(x, ast.Call) and isinstance(x.func, ast.Name) and x.func.id in src.functions and
+                not (depth < 2 and _inert(src, src.functions[x.func.id].body, depth + 1)) for x in ast.walk(st)):
             continue
         if isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant):
             continue  # a docstring
@@ -158,8 +167,25 @@ def _inert(src, stmts, depth=0):
     return True
 
 
-def _autograd_idiom(test):
-    """`torch.is_grad_enabled() and x.requires_grad`: autograd's path or the plain one, decided by the input (the
-    evaluator's inputs never require grad): no switch between the trials and the timed calls."""
-    return isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) and any(
-        isinstance(v, ast.Attribute) and v.attr == "requires_grad" for v in test.values)
+def _hooks_text(src):
+    """True when the file defines what a log line or a print can run: a logging handler's or filter's method, a
+    stream's write, an object's text (blind red team 21 flipped a mode in a handler's emit)."""
+    return any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name in (
+        "emit", "handle", "filter", "write", "flush", "format", "__str__", "__repr__", "__format__", "getMessage")
+        for n in ast.walk(src.tree)) or any(
+        isinstance(n, ast.Attribute) and n.attr in ("addHandler", "addFilter", "setLogRecordFactory", "setLoggerClass")
+        for n in ast.walk(src.tree))
+
+
+def _autograd_idiom(test, src=None, func=None):
+    """`torch.is_grad_enabled() and x.requires_grad`, exactly, x a parameter of the function: autograd's path or the
+    plain one, decided by the input (the evaluator's inputs never require grad). Nothing else in the test (blind red
+    team 21: `calls > 3 and self.cfg.requires_grad`)."""
+    if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) and len(test.values) == 2):
+        return False
+    params = {a.arg for a in func.args.args} - {"self"} if func is not None else set()
+    grad = [v for v in test.values if isinstance(v, ast.Call) and src is not None and
+            (src.qual(v.func) or "") == "torch.is_grad_enabled" and not v.args]
+    req = [v for v in test.values if isinstance(v, ast.Attribute) and v.attr == "requires_grad" and
+           isinstance(v.value, ast.Name) and v.value.id in params]
+    return len(grad) == 1 and len(req) == 1

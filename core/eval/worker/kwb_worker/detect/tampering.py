@@ -582,7 +582,8 @@ def _formatted_traceback(r, n):
 def _own_subclasses(r, n):
     """`Impl.__subclasses__()` on a class the file defines itself and never rebinds (a registry of its own kernels)."""
     v = n.value
-    if n.attr != "__subclasses__" or not isinstance(v, ast.Name) or v.id not in r.src.classes:
+    if n.attr != "__subclasses__" or not isinstance(v, ast.Name) or v.id not in r.src.classes or \
+            r.src.writes_namespaces():
         return False
     return sum(1 for x in ast.walk(r.src.tree) if isinstance(x, ast.Name) and x.id == v.id
                and isinstance(x.ctx, ast.Store)) == 0
@@ -613,7 +614,11 @@ def introspection(src, task, ctx):
                 (isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id in RAW_INTERFACES) or \
                 (isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name in RAW_INTERFACES and
                  not _passes_an_interface_on(n)) or \
-                (isinstance(n, ast.Dict) and any(_fold(k, names) in RAW_INTERFACES for k in n.keys if k is not None)):
+                (isinstance(n, ast.Dict) and any(_fold(k, names) in RAW_INTERFACES for k in n.keys if k is not None)) \
+                or (isinstance(n, ast.keyword) and n.arg in RAW_INTERFACES) or \
+                (isinstance(n, ast.Call) and len(n.args) >= 2 and _fold(n.args[1], names) in RAW_INTERFACES and
+                 ((isinstance(n.func, ast.Name) and n.func.id == "setattr") or
+                  (isinstance(n.func, ast.Attribute) and n.func.attr == "__setattr__"))):
             ev.append(r.ev(n, "defines %s: a tensor over raw addresses, beyond the memory it was given"
                            % " or ".join(RAW_INTERFACES)))
         if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and n.attr in REWRITE_ATTRS:
@@ -697,7 +702,16 @@ def _cleanup_at_exit(r, q, call):
     f = call.args[0]
     if r.refs.qual(f) in ("shutil.rmtree", "os.remove", "os.unlink", "os.rmdir"):
         return True
-    return isinstance(f, ast.Attribute) and f.attr == "cleanup" and isinstance(f.value, ast.Name)
+    # `tmp.cleanup` of a name bound once, at import, to tempfile.TemporaryDirectory(...) (not any `.cleanup`: blind
+    # red team 21 registered a class's `cleanup = functools.partial(os._exit, 0)`)
+    if not (isinstance(f, ast.Attribute) and f.attr == "cleanup" and isinstance(f.value, ast.Name)):
+        return False
+    binds = [st for st in r.src.tree.body if isinstance(st, ast.Assign) and
+             any(isinstance(t, ast.Name) and t.id == f.value.id for t in st.targets)]
+    stores = sum(1 for x in ast.walk(r.src.tree) if isinstance(x, ast.Name) and x.id == f.value.id and
+                 isinstance(x.ctx, ast.Store))
+    return len(binds) == 1 and stores == 1 and isinstance(binds[0].value, ast.Call) and \
+        r.refs.qual(binds[0].value.func) == "tempfile.TemporaryDirectory"
 
 
 def process_exit(src, task, ctx):
@@ -840,8 +854,11 @@ def _loop_of_libraries(r, node):
     if len(loops) != 1 or stores != 1 or not isinstance(loops[0].iter, (ast.Tuple, ast.List)):
         return False
     names = [_const_str(e) for e in loops[0].iter.elts]
-    return bool(names) and None not in names and not any(
-        x.split(".")[0] in ("kwb_worker", "__main__", "kwb") or x.startswith("kwb") for x in names)
+    # only where a GPU library keeps a module (libdevice's place moved between Triton releases): blind red team 21
+    # imported gc and threading through such a loop, past every rule that names a module
+    return bool(names) and None not in names and all(x.startswith(("triton.", "torch.")) and not
+                                                     x.startswith(("torch.multiprocessing", "torch._dynamo"))
+                                                     for x in names)
 
 
 def dynamic_code(src, task, ctx):
