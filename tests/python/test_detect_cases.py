@@ -742,7 +742,7 @@ def test_honest_files_of_many_styles_get_no_blocking_static_verdict(task, name):
 
 RT21 = os.path.join(ROOT, "tests", "data", "redteam21")
 RT21_CHEATS = [p for p in (line.split() for line in open(os.path.join(RT21, "pairs.txt")))
-               if len(p) == 3 and p[2] == "cheat" and p[1] != "cheat_token_ext_matmul.py"]
+               if len(p) == 3 and p[2] == "cheat"]
 
 
 @pytest.mark.parametrize("task,name", [(p[0], p[1]) for p in RT21_CHEATS], ids=[p[1] for p in RT21_CHEATS])
@@ -751,8 +751,8 @@ def test_red_team_21s_ways_past_the_narrowed_rules_are_named(task, name):
     # __main__ block made live through a parameter or globals(), a loop of literal imports, an own class's
     # __subclasses__ rebound to object's, an array interface through a keyword, a thread beside a semaphore on one
     # line, a buffer filled with out=, an lru_cache over a method call, logging, walrus and requires_grad switches,
-    # an atexit cleanup that exits, a thread count changed through globals(). Each now blocks statically. (Its
-    # token extension beside torch.matmul is not: any extension call counts as a launch.)
+    # an atexit cleanup that exits, a thread count changed through globals(), an empty C++ extension called beside
+    # torch.matmul so that the matmul passed for glue. Each now blocks statically.
     with open(os.path.join(ROOT, task), encoding="utf-8") as f:
         task_src = f.read()
     with open(os.path.join(RT21, name), encoding="utf-8") as f:

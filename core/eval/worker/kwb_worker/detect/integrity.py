@@ -86,9 +86,20 @@ def reference_calls(src, task, ctx, nodes=None):
 
 
 def _total_launches(src, ctx):
-    """Launch sites written in forward and everything it reaches (calls or handed-over methods)."""
+    """Launch sites written in forward and everything it reaches (calls or handed-over methods). A call into an
+    inline extension counts only where its sources can compute: a kernel, a launch or a loop (blind red team 21
+    called an empty C++ function beside torch.matmul, which then passed for glue)."""
+    computes = _extension_computes(src)
     return sum(1 for f in _funcs(src, ctx) for n in ast.walk(f)
-               if isinstance(n, ast.Call) and (src.launch_of(n) or src.extension_call(n)))
+               if isinstance(n, ast.Call) and (src.launch_of(n) or (computes and src.extension_call(n))))
+
+
+def _extension_computes(src):
+    texts = [t for t, _ in src.cuda_sources()]
+    if not texts:
+        return True  # sources not inline (load() of files): not read here, taken at their word
+    return any(m in t for t in texts for m in ("<<<", "__global__", "for (", "for(", "while (", "while(",
+                                                 "parallel_for", "#pragma omp", "cublas", "cudnn"))
 
 
 def reference_call(src, task, ctx):
