@@ -137,10 +137,7 @@ class Arena:
             if not isinstance(dt, str) or dt not in _DTYPES or not isinstance(shape, list) or not isinstance(off, int) \
                     or isinstance(off, bool) or any(not isinstance(s, int) or isinstance(s, bool) or s < 0 for s in shape):
                 raise LayoutError("malformed tensor entry %r" % (e,))
-            count = 1
-            for s in shape:
-                count *= s
-            end = off + count * _elsize(_DTYPES[dt])
+            end = off + _span(_DTYPES[dt], shape)
             if off < lo or end > hi or off % ALIGN:
                 raise LayoutError("tensor entry [%d, %d) outside its region [%d, %d)" % (off, end, lo, hi))
             out.append((self.own_view if own else self.view)(off, _DTYPES[dt], shape))

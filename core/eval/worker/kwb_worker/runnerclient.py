@@ -209,7 +209,7 @@ STOPPER_LIMIT_S = 5.0
 # runs as the candidate's user, which could otherwise ptrace it (hijack_the_watchdog.py). Arguments: cgroup
 # path or "-", uid or "-", runner pid.
 _WATCHDOG = r"""
-import ctypes, os, shutil, signal, sys, time
+import ctypes, os, signal, sys, time
 ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # undumpable first: a candidate of the judge's user cannot ptrace it
 cg, uid, pid, born = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 signal.signal(signal.SIGTERM, signal.SIG_IGN)

@@ -249,11 +249,8 @@ def _one_thread(src, node):
     if isinstance(node, ast.Call):
         return src.qual(node.func) in ("torch.get_num_threads", "torch.get_num_interop_threads")
     if isinstance(node, ast.Name) and not src.writes_namespaces():
-        vals = [st.value for st in src.tree.body if isinstance(st, ast.Assign)
-                and any(isinstance(t, ast.Name) and t.id == node.id for t in st.targets)]
-        stores = sum(1 for n in src.walk() if isinstance(n, ast.Name) and n.id == node.id
-                     and isinstance(n.ctx, ast.Store))
-        return len(vals) == 1 and stores == 1 and _one_thread(src, vals[0])
+        value = src.module_value(node.id)
+        return value is not None and _one_thread(src, value)
     return False
 
 
@@ -408,7 +405,7 @@ def caching(src, task, ctx):
             q = src.qual(dec.func if isinstance(dec, ast.Call) else dec) or ""
             if q in ("functools.lru_cache", "functools.cache") and not _config_only(src, f):
                 ev.append(evidence(dec.lineno, dec.end_lineno, "%s on %s caches results across calls" % (q, f.name)))
-    written = set()
+    written, stores = set(), _stores(src)
     for f in funcs:
         for n in ast.walk(f):
             if isinstance(n, (ast.Assign, ast.AugAssign)):
@@ -427,7 +424,7 @@ def caching(src, task, ctx):
                     base = v.value if isinstance(v, ast.Subscript) else v
                     d = dotted(base)
                     if d in written and not src.launches_in(ast.Module(body=n.body, type_ignores=[]), cls) and \
-                            not _built_from_no_input(src, d, _stores(src)):
+                            not _built_from_no_input(src, d, stores):
                         ev.append(evidence(n.lineno, st.end_lineno, "%s returns the stored `%s` without computing "
                                            "when `%s`" % (f.name, ast.unparse(v), ast.unparse(n.test))))
     if ev:

@@ -215,7 +215,17 @@ class SourceFile:
             elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
                 for a in node.names:
                     self.aliases[a.asname or a.name] = _canonical(node.module) + "." + a.name
+        self.m_stores = {}  # name -> how many times the file binds it as a target (`x = ...`, `for x in`, ...)
+        self.m_defs = set()  # names of every function and class, at any depth
+        for n in ast.walk(self.tree):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                self.m_stores[n.id] = self.m_stores.get(n.id, 0) + 1
+            elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                self.m_defs.add(n.name)
+        self.m_writesNamespaces = self._writes_namespaces()
         self.dead = self._dead_main()
+        self.m_live = [n for n in ast.walk(self.tree) if n not in self.dead]
+        self.m_jitBindings = {}
         self.functions = {}  # module-level functions by name
         self.classes = {}
         for node in self.tree.body:
@@ -237,6 +247,7 @@ class SourceFile:
                 counts[name] = counts.get(name, 0) + 1
                 once[name] = node.value
         self.assigned_once = {n: v for n, v in once.items() if counts[n] == 1}
+        self.builders = self._builders()
         self.extensions = self._find_extensions()
 
     # --- names -------------------------------------------------------------------------------
@@ -252,23 +263,34 @@ class SourceFile:
         full = self.aliases[root]
         return full + ("." + rest if rest else "")
 
+    def stores(self, name):
+        """How many times the file binds `name` as a target (assignments, loops, with, del not counted)."""
+        return self.m_stores.get(name, 0)
+
+    def defines(self, name):
+        """True when a function or class of that name is defined anywhere in the file."""
+        return name in self.m_defs
+
+    def module_value(self, name):
+        """The value of `name` when its only binding is one module-level `name = value`, else None."""
+        vals = [st.value for st in self.tree.body if isinstance(st, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id == name for t in st.targets)]
+        return vals[0] if len(vals) == 1 and self.stores(name) == 1 else None
+
     def writes_namespaces(self):
+        return self.m_writesNamespaces
+
+    def _writes_namespaces(self):
         """True when the file can rebind names behind the rules' backs: `globals()`, `vars()`, `locals()`, a
         `__dict__`, `sys.modules`, or `__name__` as a parameter, a target or a string (blind red team 21 made a
         `__main__` block run through `globals()["__na" + "me__"]` and a parameter called `__name__`, and turned
         a class's `__subclasses__()` into object's through `globals()["_Kernels"] = object`)."""
-        if getattr(self, "m_writesNamespaces", None) is None:
-            found = False
-            for n in ast.walk(self.tree):
-                if (isinstance(n, ast.Name) and (n.id in ("globals", "vars", "locals") or
-                                                 (n.id == "__name__" and not isinstance(n.ctx, ast.Load)))) or \
-                        (isinstance(n, ast.Attribute) and n.attr in ("__dict__", "modules")) or \
-                        (isinstance(n, ast.arg) and n.arg == "__name__") or \
-                        (isinstance(n, ast.Constant) and isinstance(n.value, str) and "__name__" in n.value):
-                    found = True
-                    break
-            self.m_writesNamespaces = found
-        return self.m_writesNamespaces
+        return any((isinstance(n, ast.Name) and (n.id in ("globals", "vars", "locals") or
+                                                 (n.id == "__name__" and not isinstance(n.ctx, ast.Load)))) or
+                   (isinstance(n, ast.Attribute) and n.attr in ("__dict__", "modules")) or
+                   (isinstance(n, ast.arg) and n.arg == "__name__") or
+                   (isinstance(n, ast.Constant) and isinstance(n.value, str) and "__name__" in n.value)
+                   for n in ast.walk(self.tree))
 
     def _dead_main(self):
         """The nodes under a module-level `if __name__ == "__main__":`, which never run when the evaluator imports
@@ -285,7 +307,7 @@ class SourceFile:
 
     def walk(self):
         """Every node of the file that can run: ast.walk less the dead `__main__` block."""
-        return [n for n in ast.walk(self.tree) if n not in self.dead]
+        return self.m_live
 
     def _is_jit(self, f):
         for dec in f.decorator_list:
@@ -319,8 +341,6 @@ class SourceFile:
     def _jit_bindings(self, name):
         """The jit kernels a name is bound to, when every binding of it in the file is one (`kernel = k`,
         `kernel, grid = k, g`, `kernel = k1 if c else k2`); [] otherwise."""
-        if getattr(self, "m_jitBindings", None) is None:
-            self.m_jitBindings = {}
         if name in self.m_jitBindings:
             return self.m_jitBindings[name]
         found, bound = [], 0
@@ -341,9 +361,7 @@ class SourceFile:
                         return []
                     found += names
                     bound += 1
-        stores = sum(1 for n in ast.walk(self.tree) if isinstance(n, ast.Name) and n.id == name and
-                     isinstance(n.ctx, ast.Store))
-        self.m_jitBindings[name] = found if bound and bound == stores else []  # no binding of another kind
+        self.m_jitBindings[name] = found if bound and bound == self.stores(name) else []  # no binding of another kind
         return self.m_jitBindings[name]
 
     def extension_call(self, call):
@@ -351,9 +369,7 @@ class SourceFile:
         if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute):
             v = call.func.value
             if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and not v.args:
-                if getattr(self, "m_builderSet", None) is None:
-                    self.m_builderSet = self._builders()
-                return v.func.id in self.m_builderSet  # `_get_ext().fn(...)`: a builder's module, called at once
+                return v.func.id in self.builders  # `_get_ext().fn(...)`: a builder's module, called at once
             d = dotted(v)
             return d is not None and d in self.extensions
         return False
@@ -383,7 +399,7 @@ class SourceFile:
 
     def _find_extensions(self):
         names = set()
-        builders = self._builders()
+        builders = self.builders
         for node in ast.walk(self.tree):
             if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
                 f = node.value.func

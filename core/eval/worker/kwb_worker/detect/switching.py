@@ -117,20 +117,10 @@ def _origins(src, node, origin):
     return out
 
 
-def _bound(src, name):
-    return any(isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.name == name or
-               isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) for n in ast.walk(src.tree))
-
-
 def _logger(src, name):
     """A name bound once, at import, to `logging.getLogger(...)`."""
-    binds = [n for n in ast.walk(src.tree) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)]
-    if len(binds) != 1 or any(isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.name == name
-                              for n in ast.walk(src.tree)):
-        return False
-    return any(isinstance(st, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in st.targets)
-               and isinstance(st.value, ast.Call) and (src.qual(st.value.func) or "") == "logging.getLogger"
-               for st in src.tree.body)
+    value = None if src.defines(name) else src.module_value(name)
+    return isinstance(value, ast.Call) and (src.qual(value.func) or "") == "logging.getLogger"
 
 
 def _inert(src, stmts, depth=0):
@@ -147,7 +137,7 @@ def _inert(src, stmts, depth=0):
             continue
         if isinstance(st, (ast.Assert, ast.Raise)) and not any(
                 isinstance(x, ast.Call) and isinstance(x.func, ast.Name) and x.func.id in src.functions and
-                not (depth < 2 and _inert(src, src.functions[x.func.id].body, depth + 1)) for x in ast.walk(st)):
+                not _inert_call(src, x.func.id, depth) for x in ast.walk(st)):
             continue
         if isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant):
             continue  # a docstring
@@ -158,13 +148,18 @@ def _inert(src, stmts, depth=0):
             q = src.qual(f) or ""
             d = dotted(f) or ""
             if q in ("warnings.warn", "builtins.print") or q.startswith("logging.") or _logger(src, d.split(".")[0]) \
-                    or (isinstance(f, ast.Name) and f.id == "print" and not _bound(src, "print")):
+                    or (isinstance(f, ast.Name) and f.id == "print" and not (src.stores("print") or
+                                                                              src.defines("print"))):
                 continue
-            if isinstance(f, ast.Name) and f.id in src.functions and depth < 2 and \
-                    _inert(src, src.functions[f.id].body, depth + 1):
+            if isinstance(f, ast.Name) and _inert_call(src, f.id, depth):
                 continue
         return False
     return True
+
+
+def _inert_call(src, name, depth):
+    """A call of one of the file's functions whose body is inert (_inert), two calls deep at most."""
+    return name in src.functions and depth < 2 and _inert(src, src.functions[name].body, depth + 1)
 
 
 def _hooks_text(src):
@@ -177,14 +172,14 @@ def _hooks_text(src):
         for n in ast.walk(src.tree))
 
 
-def _autograd_idiom(test, src=None, func=None):
+def _autograd_idiom(test, src, func):
     """`torch.is_grad_enabled() and x.requires_grad`, exactly, x a parameter of the function: autograd's path or the
     plain one, decided by the input (the evaluator's inputs never require grad). Nothing else in the test (blind red
     team 21: `calls > 3 and self.cfg.requires_grad`)."""
     if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) and len(test.values) == 2):
         return False
-    params = {a.arg for a in func.args.args} - {"self"} if func is not None else set()
-    grad = [v for v in test.values if isinstance(v, ast.Call) and src is not None and
+    params = {a.arg for a in func.args.args} - {"self"}
+    grad = [v for v in test.values if isinstance(v, ast.Call) and
             (src.qual(v.func) or "") == "torch.is_grad_enabled" and not v.args]
     req = [v for v in test.values if isinstance(v, ast.Attribute) and v.attr == "requires_grad" and
            isinstance(v.value, ast.Name) and v.value.id in params]

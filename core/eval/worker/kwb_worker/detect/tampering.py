@@ -336,18 +336,14 @@ def _int(node):
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, int) else False
 
 
-def _folded_names(tree):
+def _folded_names(src):
     """{name: string} for every name the file binds exactly once, to a string built from constants."""
-    bound, value = {}, {}
-    for n in ast.walk(tree):
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-            bound[n.id] = bound.get(n.id, 0) + 1
-        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
-            value[n.targets[0].id] = n.value
+    value = {n.targets[0].id: n.value for n in ast.walk(src.tree)
+             if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)}
     names = {}
     for _ in range(4):  # names of names
         for k, v in value.items():
-            if bound.get(k) == 1 and k not in names:
+            if src.stores(k) == 1 and k not in names:
                 x = _fold(v, names)
                 if x is not None:
                     names[k] = x
@@ -582,11 +578,33 @@ def _formatted_traceback(r, n):
 def _own_subclasses(r, n):
     """`Impl.__subclasses__()` on a class the file defines itself and never rebinds (a registry of its own kernels)."""
     v = n.value
-    if n.attr != "__subclasses__" or not isinstance(v, ast.Name) or v.id not in r.src.classes or \
-            r.src.writes_namespaces():
-        return False
-    return sum(1 for x in ast.walk(r.src.tree) if isinstance(x, ast.Name) and x.id == v.id
-               and isinstance(x.ctx, ast.Store)) == 0
+    return n.attr == "__subclasses__" and isinstance(v, ast.Name) and v.id in r.src.classes and \
+        not r.src.writes_namespaces() and r.src.stores(v.id) == 0
+
+
+def _setattr_names(n, names):
+    """The attribute names (folded, _fold) a `setattr(obj, name, v)`, `obj.__setattr__(name, v)` or
+    `object.__setattr__(obj, name, v)` call may set: its first two arguments'; empty for any other node."""
+    if not (isinstance(n, ast.Call) and ((isinstance(n.func, ast.Name) and n.func.id == "setattr") or
+                                         (isinstance(n.func, ast.Attribute) and n.func.attr == "__setattr__"))):
+        return set()
+    return {x for x in (_fold(a, names) for a in n.args[:2]) if x is not None}
+
+
+def _defines_raw_interface(n, names):
+    """A node that gives an object a __cuda_array_interface__ or __array_interface__ of its own: an assignment, a
+    def (other than one handing another object's on), a dict key, a keyword, or a setattr."""
+    if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store):
+        return n.attr in RAW_INTERFACES
+    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+        return n.id in RAW_INTERFACES
+    if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return n.name in RAW_INTERFACES and not _passes_an_interface_on(n)
+    if isinstance(n, ast.Dict):
+        return any(_fold(k, names) in RAW_INTERFACES for k in n.keys if k is not None)
+    if isinstance(n, ast.keyword):
+        return n.arg in RAW_INTERFACES
+    return bool(_setattr_names(n, names) & set(RAW_INTERFACES))
 
 
 def _passes_an_interface_on(n):
@@ -602,7 +620,7 @@ def introspection(src, task, ctx):
     r = reader(src)
     refs = r.refs
     ev = []
-    names = _folded_names(src.tree)
+    names = _folded_names(src)
     for n in r.nodes():
         if not isinstance(n, (ast.Constant, ast.Name)) and isinstance(n, ast.expr) and \
                 _fold(r.parent.get(n), names) is None:
@@ -610,24 +628,14 @@ def introspection(src, task, ctx):
             if built in FRAME_ATTRS or built in REWRITE_ATTRS:
                 # blind red team 18 built "__closure__" and "cell_contents" from pieces, past the rules by name
                 ev.append(r.ev(n, "`%s` builds the name %r at run time" % (ast.unparse(n)[:60], built)))
-        if (isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and n.attr in RAW_INTERFACES) or \
-                (isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id in RAW_INTERFACES) or \
-                (isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name in RAW_INTERFACES and
-                 not _passes_an_interface_on(n)) or \
-                (isinstance(n, ast.Dict) and any(_fold(k, names) in RAW_INTERFACES for k in n.keys if k is not None)) \
-                or (isinstance(n, ast.keyword) and n.arg in RAW_INTERFACES) or \
-                (isinstance(n, ast.Call) and len(n.args) >= 2 and _fold(n.args[1], names) in RAW_INTERFACES and
-                 ((isinstance(n.func, ast.Name) and n.func.id == "setattr") or
-                  (isinstance(n.func, ast.Attribute) and n.func.attr == "__setattr__"))):
+        if _defines_raw_interface(n, names):
             ev.append(r.ev(n, "defines %s: a tensor over raw addresses, beyond the memory it was given"
                            % " or ".join(RAW_INTERFACES)))
         if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and n.attr in REWRITE_ATTRS:
             ev.append(r.ev(n, "`%s = ...` rewrites an object's class or a function's code" % ast.unparse(n)[:60]))
-        if isinstance(n, ast.Call) and ((isinstance(n.func, ast.Name) and n.func.id == "setattr") or
-                                        (isinstance(n.func, ast.Attribute) and n.func.attr == "__setattr__")):
-            key = next((x for x in (_fold(a, names) for a in n.args[:2]) if x in REWRITE_ATTRS), None)
-            if key:
-                ev.append(r.ev(n, "`%s` rewrites an object's %s" % (ast.unparse(n)[:60], key)))
+        rewritten = sorted(_setattr_names(n, names) & set(REWRITE_ATTRS))
+        if rewritten:
+            ev.append(r.ev(n, "`%s` rewrites an object's %s" % (ast.unparse(n)[:60], rewritten[0])))
         if isinstance(n, (ast.Name, ast.Subscript, ast.Call)) and refs.qual(n) == "sys.modules" and \
                 _sys_modules_walk(r, n):
             # `_TABLE = sys.modules; for name in list(_TABLE)`: the table through an alias (blind red team 18)
@@ -706,12 +714,8 @@ def _cleanup_at_exit(r, q, call):
     # red team 21 registered a class's `cleanup = functools.partial(os._exit, 0)`)
     if not (isinstance(f, ast.Attribute) and f.attr == "cleanup" and isinstance(f.value, ast.Name)):
         return False
-    binds = [st for st in r.src.tree.body if isinstance(st, ast.Assign) and
-             any(isinstance(t, ast.Name) and t.id == f.value.id for t in st.targets)]
-    stores = sum(1 for x in ast.walk(r.src.tree) if isinstance(x, ast.Name) and x.id == f.value.id and
-                 isinstance(x.ctx, ast.Store))
-    return len(binds) == 1 and stores == 1 and isinstance(binds[0].value, ast.Call) and \
-        r.refs.qual(binds[0].value.func) == "tempfile.TemporaryDirectory"
+    value = r.src.module_value(f.value.id)
+    return isinstance(value, ast.Call) and r.refs.qual(value.func) == "tempfile.TemporaryDirectory"
 
 
 def process_exit(src, task, ctx):
@@ -849,9 +853,7 @@ def _loop_of_libraries(r, node):
         return False
     loops = [n for n in ast.walk(r.src.tree) if isinstance(n, ast.For) and isinstance(n.target, ast.Name)
              and n.target.id == node.id]
-    stores = sum(1 for n in ast.walk(r.src.tree) if isinstance(n, ast.Name) and n.id == node.id
-                 and isinstance(n.ctx, ast.Store))
-    if len(loops) != 1 or stores != 1 or not isinstance(loops[0].iter, (ast.Tuple, ast.List)):
+    if len(loops) != 1 or r.src.stores(node.id) != 1 or not isinstance(loops[0].iter, (ast.Tuple, ast.List)):
         return False
     names = [_const_str(e) for e in loops[0].iter.elts]
     # only where a GPU library keeps a module (libdevice's place moved between Triton releases): blind red team 21
