@@ -250,6 +250,7 @@ class Fetcher:
         self.m_src = {}  # (ptr, dtype, shape) -> view of the runner's memory (GPU)
         self.m_dst = {}  # (signature, base) -> (layout, views of the arena)
         self.m_sigs = {}  # a reported signature's repr -> Fetcher._sig()
+        self.ranges = []  # the last fetch's outputs outside the arena: (address in the runner, bytes, call index)
 
     def open_segments(self, segs):
         """Maps allocations the runner reports (GPU)."""
@@ -282,7 +283,8 @@ class Fetcher:
             raise Failure("crash", "the candidate's process reported other outputs than it was asked for")
         sigs = [self._sig(s) for s in outs["sigs"]]
         layouts, dsts, srcs, iov = [], [], [], []
-        for call, base, end in zip(outs["calls"], bases, ends):
+        ranges = self.ranges = []
+        for k, (call, base, end) in enumerate(zip(outs["calls"], bases, ends)):
             if not isinstance(call, list) or not call or not isinstance(call[0], int) or isinstance(call[0], bool) \
                     or not 0 <= call[0] < len(sigs):
                 raise Failure("crash", "the candidate's process reported its outputs malformed")
@@ -302,6 +304,8 @@ class Fetcher:
                     continue
                 if place == 0:
                     raise Failure("crash", "the candidate's process reported no address for an output")
+                if place > 0:
+                    ranges.append((place, size, k))
                 if self.m_cuda or place < 0:
                     srcs.append(self._src(place, dtype, shape, size))
                     dsts.append(dst)

@@ -37,7 +37,8 @@ SEVERITY = {
 LINGER_MS = 1.0  # a time slice of another context is ~2 ms on an H100; an idle GPU answers in ~0.02 ms
 
 FIXES = {
-    "integrity.cached_output": "Compute the output from the inputs on every call; do not cache results across calls.",
+    "integrity.cached_output": "Compute the output from the inputs on every call into a tensor of its own; do not cache "
+                               "results across calls or write a returned output again.",
     "integrity.output_aliasing": "Allocate the output and write every element of it; never return an input or memory you did not write.",
     "integrity.input_mutation": "Do not modify the input tensors in place; write results to a new tensor.",
     "integrity.precision": "Keep fp32 arithmetic (no fp16/bf16/TF32 math) where the task is fp32.",
@@ -194,6 +195,12 @@ class JudgeChecks:
             if isinstance(x, torch.Tensor) and isinstance(d, torch.Tensor) and not _same(x, d):
                 self.m_mutated.append("%s: input %d changed during the candidate's call"
                                       % (what or "trial %d" % trial, i))
+
+    def note_reused(self, what):
+        """A batch's output written where an output of the batch before, still held, lies (Lane._reused)."""
+        self.m_ranCandidate = True
+        if len(self.m_cached) < 5:
+            self.m_cached.append(what)
 
     def note_trial(self, trial, cand_list, prev_cand, ref_list, prev_ref):
         self.m_ranCandidate = True

@@ -352,9 +352,12 @@ def candidate_pace(on_gpu, cand, clean):
     own: blind red team 16 watched the reference runner's cgroup files (inotify, fanotify, an epoll fan-out), so that
     the judge's own freeze and thaw of that runner slowed its frames, its short dry frames most, and the cap rose over
     a slowed eager: an honest-speed ReLU at 1.7x, a softmax at 2.0x, no flag (tests/data/redteam16).
-    On a GPU 1 unless KWB_X_CAP_CAND=1 (its GPU check is owed: tests/gpu/results/s20.md); replayed on every committed
-    GPU frame dump, it would have lifted 14 honest copies out of a wrong cap (0.69-0.98x -> 0.88-1.14x)."""
-    if not cand or not clean or (on_gpu and os.environ.get("KWB_X_CAP_CAND") != "1"):
+    On a GPU too since session 23 (KWB_X_CAP_CAND=0 turns it off there): replayed on every committed GPU frame dump
+    (1,253 evaluations, tests/bench/replay_frames.py) it puts 735 in 0.95-1.05 against 726; in session 23's check an
+    own 22_EfficientNetB0 whose speed, eager's and its own alike, fell by half in the middle of its timed rounds
+    (3.2 -> 6 ms a call, another job's on the host) came out at 0.55x under the clean rounds' cap, 1.10x with the
+    pace. Its GPU check is the next session's (tests/gpu/results/s23.md)."""
+    if not cand or not clean or (on_gpu and os.environ.get("KWB_X_CAP_CAND") == "0"):
         return 1.0
     return max(1.0, statistics.median(cand) / statistics.median(clean))
 
