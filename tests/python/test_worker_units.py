@@ -1087,10 +1087,10 @@ def test_every_batch_calls_a_model_through_nn_modules_own_call_path():
     assert torch.equal(plain(torch.ones(2)), torch.full((2,), 3.0))
 
 
-def test_an_output_in_memory_of_the_batch_befores_held_outputs_is_a_cached_output():
+def test_an_output_in_memory_of_an_earlier_batchs_held_outputs_is_a_cached_output():
     """lane.Lane._reused: where the judge copied this batch's outputs from against where the last batch's lie (held
-    by the runner through this batch's calls): any overlap is integrity.cached_output; none, or a batch not held, is
-    nothing."""
+    by the runner through this batch's calls) and the first held batch's (held to the end): any overlap is
+    integrity.cached_output; none, or a batch not held, is nothing."""
     from kwb_worker import lane as lane_mod
     from kwb_worker.integrity import JudgeChecks
 
@@ -1101,17 +1101,19 @@ def test_an_output_in_memory_of_the_batch_befores_held_outputs_is_a_cached_outpu
         ranges = []
 
     ln = lane_mod.Lane.__new__(lane_mod.Lane)
-    ln.m_judge, ln.m_fetcher, ln.m_held = _Judge(), _Fetched(), None
-    _Fetched.ranges = [(4096, 256, 0), (8192, 256, 1)]
-    ln._reused(None, "round 1")
-    assert ln.m_held == _Fetched.ranges and not _Judge.checks.m_cached  # nothing held before: nothing to compare
-    held = ln.m_held
-    _Fetched.ranges = [(16384, 256, 0), (8448, 256, 1)]  # fresh memory, the second right after the old one
-    ln._reused(held, "round 2")
-    assert not _Judge.checks.m_cached
-    _Fetched.ranges = [(20480, 256, 0), (8192 + 128, 64, 1)]  # call 1 inside an old output
-    ln._reused(held, "round 3")
+    ln.m_judge, ln.m_fetcher, ln.m_held, ln.m_anchor = _Judge(), _Fetched(), None, None
+    first = _Fetched.ranges = [(4096, 256, 0), (8192, 256, 1)]
+    ln._reused(None, True, True, "round 1")
+    assert ln.m_held == first and ln.m_anchor == first and not _Judge.checks.m_cached
+    second = _Fetched.ranges = [(16384, 256, 0), (8448, 256, 1)]  # fresh memory, the second right after an old one
+    ln._reused(ln.m_held, True, False, "round 2")
+    assert not _Judge.checks.m_cached and ln.m_held == second and ln.m_anchor == first
+    _Fetched.ranges = [(20480, 256, 0), (16384 + 128, 64, 1)]  # call 1 inside the batch before's call 0
+    ln._reused(ln.m_held, True, False, "round 3")
     assert len(_Judge.checks.m_cached) == 1 and "round 3: call 1's output" in _Judge.checks.m_cached[0]
-    _Fetched.ranges = [(4096, 1 << 29, 0)]  # more than HOLD_BYTES: not held for the next batch
-    ln._reused(None, "big")
-    assert ln.m_held is None
+    _Fetched.ranges = [(30000, 256, 0), (4096, 256, 1)]  # a ring longer than a batch: the first batch's memory
+    ln._reused(ln.m_held, True, False, "round 9")
+    assert len(_Judge.checks.m_cached) == 2 and "round 9: call 1's output" in _Judge.checks.m_cached[1]
+    _Fetched.ranges = [(40000, 256, 0)]
+    ln._reused(None, False, False, "big")  # not small: not held for the next batch
+    assert ln.m_held is None and len(_Judge.checks.m_cached) == 2

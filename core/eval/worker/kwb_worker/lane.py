@@ -41,9 +41,10 @@ COPY_OUTSIDE = os.environ.get("KWB_CPU_COPY_INSIDE") != "1"  # Lane.frame: on a 
 SPREAD_SHARE, SPREAD_SLACK_MS = 1.1, 1.0
 PLACES = 64  # where a call's outputs may go: at least this many places (slot and shift), drawn after the calls
 CLOBBER = 0.5  # what a clobbered input slot holds after the delivery (Lane.frame)
-# Lane.frame: a candidate's batch whose outputs take at most this many bytes is held by its runner through the next
-# batch's calls, and the next batch's outputs may not lie in the same memory (Lane._reused)
-HOLD_BYTES = 256 << 20
+# Lane.frame: a candidate's batch whose outputs take at most this many bytes (GPU, CPU) is held by its runner through
+# the next batch's calls, and its first such batch to the end: no later output may lie in their memory (Lane._reused).
+# A batch's outputs are one of the three output sets that Judge.batch_size budgets a call for (BATCH_BYTES).
+HOLD_BYTES = {True: 4 << 30, False: 256 << 20}
 _sysrand = random.SystemRandom()
 
 
@@ -146,6 +147,7 @@ class Lane:
         self.m_lastCpu = None
         self.m_fetcher = None  # the judge's copy of the candidate's outputs (handoff.Fetcher; candidate's lane)
         self.m_held = None  # where the last model batch's outputs lie, the runner told to hold them (Lane._reused)
+        self.m_anchor = None  # where the first held batch's lie: the runner holds them to the end
 
     # ---- geometry --------------------------------------------------------------------------------------
     @staticmethod
@@ -332,27 +334,35 @@ class Lane:
             raise Failure("crash", "the candidate's process reported its outputs malformed")
         return {"layouts": layouts, "t": [t, time.perf_counter()]}
 
-    def _reused(self, held, what):
-        """Outputs of this batch in memory an output of the previous batch still occupies: the runner held those
-        through this batch's calls (the batch's "hold"), so no allocation of an honest call can have been made over
-        them; only an output buffer kept by the candidate and written again can (red team 17's cheat_pool_relu.py:
-        clamp_min(out=) into a pool keyed on the input's address, nothing allocated in the frames, 1.08-1.22x eager
-        on an H200's 5 us ReLU, unflagged). A later call overwrites what an earlier one returned: a cached output.
-        Read after the frame, from where the judge copied the outputs (never from what the runner says of them)."""
+    def _reused(self, held, small, anchor, what):
+        """Outputs of this batch in memory an output of an earlier batch still occupies: the runner held the batch
+        before through this batch's calls (the batch's "hold"), and the first batch it was asked to hold it holds to
+        the end ("anchor"), so no allocation of an honest call can have been made over them; only an output buffer
+        kept by the candidate and written again can (red team 17's cheat_pool_relu.py: clamp_min(out=) into a pool
+        keyed on the input's address, nothing allocated in the frames, 1.08-1.22x eager on an H200's 5 us ReLU,
+        unflagged; the anchor is for a ring of kept buffers longer than a batch, red team 22's cheat_relu_outpool.py).
+        A later call overwrites what an earlier one returned: a cached output. Read after the frame, from where the
+        judge copied the outputs (never from what the runner says of them)."""
         ranges = self.m_fetcher.ranges if self.m_fetcher is not None else []
-        self.m_held = ranges if ranges and sum(n for _, n, _ in ranges) <= HOLD_BYTES else None
-        if not held or not ranges:
-            return
-        old = sorted((p, p + n) for p, n, _ in held)
+        self.m_held = ranges if small and ranges else None
+        for old in (held, self.m_anchor):
+            if old and ranges and self._overlap(old, ranges, what):
+                break
+        if anchor:
+            self.m_anchor = ranges or None
+
+    def _overlap(self, old, ranges, what):
+        old = sorted((p, p + n) for p, n, _ in old)
         starts = [a for a, _ in old]
         for p, n, k in ranges:
             i = bisect.bisect_right(starts, p + n - 1) - 1
             if i >= 0 and old[i][1] > p:
                 self.m_judge.checks.note_reused(
-                    "%s: call %d's output lies in memory an output of the batch before still held occupies: the "
+                    "%s: call %d's output lies in memory an output of an earlier batch still held occupies: the "
                     "candidate wrote a returned output again (an output buffer kept across calls; an earlier "
                     "result changes under its caller)" % (what, k))
-                return
+                return True
+        return False
 
     def spread_check(self, cpu_ms, wall_ms):
         """On a CPU, the candidate's lane may not use more CPU time during a frame than its CPUs give in that time
@@ -403,11 +413,14 @@ class Lane:
         before = self.runner.cpu_ms() if cpu or own else None
         if cpu and before is not None and self.m_lastCpu is not None:
             cpu_stopped = before - self.m_lastCpu
-        held = self.m_held if mode == "model" else None
+        model = mode == "model" and not self.trusted
+        held = self.m_held if model else None
+        small = model and len(slots) * self.out_slot <= HOLD_BYTES[self.cuda]
+        anchor = small and self.m_anchor is None
         self.m_held = None
         msg = {"cmd": "batch", "slots": slots, "mode": mode, "seed": seed, "reseed": reseed, "what": what,
                "phase": phase, "check_side_stream": check_side, "peak": peak, "report": not self.trusted,
-               "hold": held is not None}
+               "hold": held is not None, "anchor": anchor}
         if dry_out is not None:
             msg["dry_out"] = dry_out
         places = _sysrand.sample(range(self.slots), len(slots))
@@ -478,8 +491,8 @@ class Lane:
                 raise Failure("crash", "the candidate's process left the CPUs the judge gave it: " + why)
         if cpu:
             self.m_lastCpu = after
-        if not self.trusted and mode == "model":
-            self._reused(held, what)
+        if model:
+            self._reused(held, small, anchor, what)
         claim = reply.get("ms")
         try:
             good = not isinstance(claim, bool) and isinstance(claim, (int, float)) and math.isfinite(claim) \

@@ -109,6 +109,7 @@ class Runner:
         self.m_outRegion = (0, 0)
         self.m_pending = None  # the last batch's outputs, until the judge says where they go
         self.m_kept = None  # or, on the candidate's lane, until the judge has copied them (handoff.py)
+        self.m_anchor = None  # a batch's outputs the judge asked to be held to the end (lane.Lane._reused)
         self.m_reporter = None
         self.m_tickT = None
         self.m_outViews = {}
@@ -367,6 +368,8 @@ class Runner:
             self._observe_alias(flats[0] if flats else [], slots[0], msg.get("what", "call"))
             reply["outs"], reply["segs"] = self._reporter().report(flats, keep)
             self.m_kept = (flats, keep)
+            if msg.get("anchor"):
+                self.m_anchor = self.m_kept
         else:
             self.m_pending = (flats, slots, msg.get("what", "call"))
         return reply
