@@ -14,6 +14,7 @@
 #             22; 20's cheat_gpu_slot_stride_softmax.py is written for a GPU and has never run)
 #   styles    blind red team 22 (three cheats, three honest; CPU-run only so far), then the false-positive hunt's 32
 #             honest files of many styles (tests/data/fp22; their Triton/CUDA files have never run)
+#   newest    blind red team 23 (output pools and the module call path; CPU-run only so far), red team 22 again
 #   kernels   six big own copies, the hand-written kernels, 39_GRU's showcase kernel, five launch-bound own copies
 #
 # Usage: JOBS="..." [KB=.device/kb] [KC=commit] [T=520] tests/gpu/gpu_check.sh     (results: $OUT/check.tar.gz)
@@ -49,6 +50,8 @@ job() {
         $J --out $R/redteam19.jsonl --sections pairs --pairs tests/data/redteam19/pairs.txt --budget-s 70" ;;
     styles) echo "$J --out $R/redteam22.jsonl --sections pairs --pairs tests/data/redteam22/pairs.txt --budget-s 100
         $J --out $R/fp22.jsonl --sections pairs --pairs tests/data/fp22/pairs.txt --budget-s 370" ;;
+    newest) echo "$J --out $R/redteam23.jsonl --sections pairs --pairs tests/data/redteam23/pairs.txt --budget-s 260
+        $J --out $R/redteam22n.jsonl --sections pairs --pairs tests/data/redteam22/pairs.txt --budget-s 100" ;;
     cheats_a) echo "$J --out $R/cheats_af.jsonl --sections cheats --cheats '^[a-f]' --budget-s 480" ;;
     cheats_b) echo "$J --out $R/cheats_gp.jsonl --sections cheats --cheats '^[g-p]' --budget-s 480" ;;
     cheats_c) echo "$J --out $R/cheats_rz.jsonl --sections cheats --cheats '^[r-z]' --budget-s 480" ;;

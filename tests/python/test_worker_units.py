@@ -1087,33 +1087,76 @@ def test_every_batch_calls_a_model_through_nn_modules_own_call_path():
     assert torch.equal(plain(torch.ones(2)), torch.full((2,), 3.0))
 
 
-def test_an_output_in_memory_of_an_earlier_batchs_held_outputs_is_a_cached_output():
+def test_an_output_in_memory_of_an_earlier_batchs_held_outputs_is_a_cached_output(monkeypatch):
     """lane.Lane._reused: where the judge copied this batch's outputs from against where the last batch's lie (held
-    by the runner through this batch's calls) and the first held batch's (held to the end): any overlap is
-    integrity.cached_output; none, or a batch not held, is nothing."""
+    by the runner until the next batch) and the batches drawn after their calls to be held to the end (the first,
+    then about one in ANCHOR_ODDS): any overlap is integrity.cached_output; and a few of the batch before's outputs,
+    read again where they lie, must not have changed (one buffer mapped at two addresses). None of it, or a batch not
+    held, is nothing."""
     from kwb_worker import lane as lane_mod
     from kwb_worker.integrity import JudgeChecks
 
     class _Judge:
         checks = JudgeChecks(on_gpu=False)
 
+    memory = {}  # the runner's memory as the judge would read it again: address -> values
+
     class _Fetched:
         ranges = []
 
+        @staticmethod
+        def read(place, dtype, shape, size):
+            return memory[place].clone()
+
+    def batch(*places):
+        out = []
+        for k, (p, n) in enumerate(places):
+            memory[p] = torch.full((n // 4,), float(p + len(memory)))
+            out.append((p, n, k, torch.float32, (n // 4,), memory[p].clone()))  # the judge's copy in its arena
+        return out
+
     ln = lane_mod.Lane.__new__(lane_mod.Lane)
-    ln.m_judge, ln.m_fetcher, ln.m_held, ln.m_anchor = _Judge(), _Fetched(), None, None
-    first = _Fetched.ranges = [(4096, 256, 0), (8192, 256, 1)]
-    ln._reused(None, True, True, "round 1")
-    assert ln.m_held == first and ln.m_anchor == first and not _Judge.checks.m_cached
-    second = _Fetched.ranges = [(16384, 256, 0), (8448, 256, 1)]  # fresh memory, the second right after an old one
-    ln._reused(ln.m_held, True, False, "round 2")
-    assert not _Judge.checks.m_cached and ln.m_held == second and ln.m_anchor == first
-    _Fetched.ranges = [(20480, 256, 0), (16384 + 128, 64, 1)]  # call 1 inside the batch before's call 0
-    ln._reused(ln.m_held, True, False, "round 3")
+    ln.m_judge, ln.m_fetcher, ln.cuda = _Judge(), _Fetched(), False
+    ln.m_held, ln.m_anchors, ln.m_drawn, ln.m_snaps = None, [], None, []
+    first = _Fetched.ranges = batch((4096, 256), (8192, 256))
+    ln._reused(None, True, "round 1")
+    assert ln.m_held == first and ln.m_drawn == first and not _Judge.checks.m_cached  # the first batch is drawn
+    assert len(ln.m_snaps) == 2
+    ln.m_anchors.append(ln.m_drawn)  # what frame() does when the next batch's command says "anchor_last"
+    monkeypatch.setattr(lane_mod._sysrand, "randrange", lambda n: 1)  # not drawn
+    second = _Fetched.ranges = batch((16384, 256), (8448, 256))  # fresh memory, the second right after an old one
+    ln._reused(ln.m_held, True, "round 2")
+    assert not _Judge.checks.m_cached and ln.m_held == second and ln.m_drawn is None
+    _Fetched.ranges = batch((20480, 256), (16384 + 128, 64))  # call 1 inside the batch before's call 0
+    ln._reused(ln.m_held, True, "round 3")
     assert len(_Judge.checks.m_cached) == 1 and "round 3: call 1's output" in _Judge.checks.m_cached[0]
-    _Fetched.ranges = [(30000, 256, 0), (4096, 256, 1)]  # a ring longer than a batch: the first batch's memory
-    ln._reused(ln.m_held, True, False, "round 9")
+    monkeypatch.setattr(lane_mod._sysrand, "randrange", lambda n: 0)  # drawn
+    _Fetched.ranges = batch((30000, 256), (4096, 256))  # a ring longer than a batch: the first batch's memory
+    ln._reused(ln.m_held, True, "round 9")
     assert len(_Judge.checks.m_cached) == 2 and "round 9: call 1's output" in _Judge.checks.m_cached[1]
-    _Fetched.ranges = [(40000, 256, 0)]
-    ln._reused(None, False, False, "big")  # not small: not held for the next batch
-    assert ln.m_held is None and len(_Judge.checks.m_cached) == 2
+    assert ln.m_drawn == _Fetched.ranges
+    # One buffer at two addresses: this batch's outputs lie elsewhere, but the batch before's changed where they lie.
+    for p in (30000, 4096):
+        memory[p] += 1.0
+    _Fetched.ranges = batch((50000, 256), (60000, 256))
+    ln._reused(ln.m_held, True, "round 10")
+    assert len(_Judge.checks.m_cached) == 3 and "changed after it" in _Judge.checks.m_cached[2]
+    _Fetched.ranges = batch((70000, 256))
+    ln._reused(ln.m_held, True, "round 11")  # unchanged: nothing
+    assert len(_Judge.checks.m_cached) == 3
+    _Fetched.ranges = [(80000, 1 << 29, 0, torch.float32, (1,), torch.zeros(1))]
+    ln._reused(None, False, "big")  # not small: neither held for the next batch nor drawn
+    assert ln.m_held is None and ln.m_drawn is None and not ln.m_snaps and len(_Judge.checks.m_cached) == 3
+
+
+def test_every_batch_calls_a_model_through_nn_modules_own_call_path_compiled_call_or_not():
+    """runner.entry ignores _compiled_call_impl, which anything can be assigned to (blind red team 23)."""
+    from kwb_worker import runner
+
+    class M(torch.nn.Module):
+        def forward(self, x):
+            return x + 1
+
+    m = M()
+    m.__dict__["_compiled_call_impl"] = lambda x: "shortcut"
+    assert torch.equal(runner.entry(m)(torch.zeros(2)), torch.ones(2))

@@ -250,7 +250,9 @@ class Fetcher:
         self.m_src = {}  # (ptr, dtype, shape) -> view of the runner's memory (GPU)
         self.m_dst = {}  # (signature, base) -> (layout, views of the arena)
         self.m_sigs = {}  # a reported signature's repr -> Fetcher._sig()
-        self.ranges = []  # the last fetch's outputs outside the arena: (address in the runner, bytes, call index)
+        # the last fetch's outputs outside the arena: (address in the runner, bytes, call index, dtype, shape, where
+        # the judge copied it in the arena: valid until the next fetch)
+        self.ranges = []
 
     def open_segments(self, segs):
         """Maps allocations the runner reports (GPU)."""
@@ -305,7 +307,7 @@ class Fetcher:
                 if place == 0:
                     raise Failure("crash", "the candidate's process reported no address for an output")
                 if place > 0:
-                    ranges.append((place, size, k))
+                    ranges.append((place, size, k, dtype, shape, dst))
                 if self.m_cuda or place < 0:
                     srcs.append(self._src(place, dtype, shape, size))
                     dsts.append(dst)
@@ -392,6 +394,17 @@ class Fetcher:
         if len(self.m_src) < MAX_VIEWS:
             self.m_src[key] = v
         return v
+
+    def read(self, place, dtype, shape, size):
+        """A copy of what lies at `place` in the runner's memory now (an output reported by an earlier fetch, which
+        the runner still holds; on a CPU the runner is stopped)."""
+        if self.m_cuda:
+            out = self._src(place, dtype, shape, size).clone()
+            torch.cuda.synchronize()
+            return out
+        out = torch.empty(shape, dtype=dtype)
+        self._readv([(out.data_ptr(), place, size)])
+        return out
 
     def _copy(self, dsts, srcs):
         foreach = getattr(torch, "_foreach_copy_", None)

@@ -33,6 +33,7 @@ import time
 from . import timing
 from .arena import ALIGN, LayoutError
 from .failures import Failure
+from .integrity import _same
 from .runnerclient import RunnerGone, judge_waited_ms
 
 
@@ -45,6 +46,8 @@ CLOBBER = 0.5  # what a clobbered input slot holds after the delivery (Lane.fram
 # the next batch's calls, and its first such batch to the end: no later output may lie in their memory (Lane._reused).
 # A batch's outputs are one of the three output sets that Judge.batch_size budgets a call for (BATCH_BYTES).
 HOLD_BYTES = {True: 4 << 30, False: 256 << 20}
+ANCHOR_ODDS = 4
+SNAPS = 4  # outputs of a held batch read again after the next batch (Lane._reused)
 _sysrand = random.SystemRandom()
 
 
@@ -147,7 +150,9 @@ class Lane:
         self.m_lastCpu = None
         self.m_fetcher = None  # the judge's copy of the candidate's outputs (handoff.Fetcher; candidate's lane)
         self.m_held = None  # where the last model batch's outputs lie, the runner told to hold them (Lane._reused)
-        self.m_anchor = None  # where the first held batch's lie: the runner holds them to the end
+        self.m_anchors = []  # where batches drawn to be held to the end lie (the runner holds them)
+        self.m_drawn = None  # the last batch's outputs, drawn to join them at the next batch (Lane._reused)
+        self.m_snaps = []  # a few of the last held batch's outputs as the judge copied them (Lane._reused)
 
     # ---- geometry --------------------------------------------------------------------------------------
     @staticmethod
@@ -334,27 +339,44 @@ class Lane:
             raise Failure("crash", "the candidate's process reported its outputs malformed")
         return {"layouts": layouts, "t": [t, time.perf_counter()]}
 
-    def _reused(self, held, small, anchor, what):
-        """Outputs of this batch in memory an output of an earlier batch still occupies: the runner held the batch
-        before through this batch's calls (the batch's "hold"), and the first batch it was asked to hold it holds to
-        the end ("anchor"), so no allocation of an honest call can have been made over them; only an output buffer
-        kept by the candidate and written again can (red team 17's cheat_pool_relu.py: clamp_min(out=) into a pool
-        keyed on the input's address, nothing allocated in the frames, 1.08-1.22x eager on an H200's 5 us ReLU,
-        unflagged; the anchor is for a ring of kept buffers longer than a batch, red team 22's cheat_relu_outpool.py).
-        A later call overwrites what an earlier one returned: a cached output. Read after the frame, from where the
-        judge copied the outputs (never from what the runner says of them)."""
+    def _reused(self, held, small, what):
+        """Outputs of this batch in memory an output of an earlier batch still occupies, or an earlier output changed
+        after its batch. The runner holds the batch before until the next batch begins (the batch's "hold"), and to
+        the end the batches the judge drew after their calls (the first, then about one in ANCHOR_ODDS, within
+        HOLD_BYTES; "anchor_last" in the next batch's command), so no allocation of an honest call can have been
+        made over them; only an output buffer kept by the candidate and written again can (red team 17's
+        cheat_pool_relu.py: clamp_min(out=) into a pool keyed on the input's address, nothing allocated in the frames,
+        1.08-1.22x eager on an H200's 5 us ReLU, unflagged; the drawn batches are for rings of kept buffers longer
+        than a batch: red team 22's 1,024, red team 23's that spared the first batch). And a few of the batch
+        before's outputs, drawn after it, are read again where they lie: one buffer mapped at two addresses (two
+        mmaps of a memfd, red team 23) changes there. A later call overwrites what an earlier one returned: a cached
+        output. Read after the frame, from where the judge copied the outputs (never from what the runner says)."""
         ranges = self.m_fetcher.ranges if self.m_fetcher is not None else []
+        snaps, self.m_snaps = self.m_snaps, []
         self.m_held = ranges if small and ranges else None
-        for old in (held, self.m_anchor):
+        for old in [held] + self.m_anchors:
             if old and ranges and self._overlap(old, ranges, what):
                 break
-        if anchor:
-            self.m_anchor = ranges or None
+        if held and snaps:
+            for place, size, k, dtype, shape, snap in snaps:
+                if not _same(self.m_fetcher.read(place, dtype, shape, size), snap):
+                    self.m_judge.checks.note_reused(
+                        "%s: call %d's output of the batch before changed after it, where it lies (held): the "
+                        "candidate wrote a returned output again (an earlier result changes under its caller)"
+                        % (what, k))
+                    break
+        if self.m_held:
+            self.m_snaps = [r[:5] + (r[5].clone(),) for r in _sysrand.sample(ranges, min(SNAPS, len(ranges)))]
+        used = sum(r[1] for a in self.m_anchors for r in a) + sum(r[1] for r in ranges)
+        drawn = self.m_held and used <= HOLD_BYTES[self.cuda] and \
+            (not self.m_anchors or _sysrand.randrange(ANCHOR_ODDS) == 0)
+        self.m_drawn = ranges if drawn else None
 
     def _overlap(self, old, ranges, what):
-        old = sorted((p, p + n) for p, n, _ in old)
+        old = sorted((r[0], r[0] + r[1]) for r in old)
         starts = [a for a, _ in old]
-        for p, n, k in ranges:
+        for r in ranges:
+            p, n, k = r[0], r[1], r[2]
             i = bisect.bisect_right(starts, p + n - 1) - 1
             if i >= 0 and old[i][1] > p:
                 self.m_judge.checks.note_reused(
@@ -416,11 +438,13 @@ class Lane:
         model = mode == "model" and not self.trusted
         held = self.m_held if model else None
         small = model and len(slots) * self.out_slot <= HOLD_BYTES[self.cuda]
-        anchor = small and self.m_anchor is None
-        self.m_held = None
+        anchor = held is not None and self.m_drawn is not None
+        if anchor:
+            self.m_anchors.append(self.m_drawn)
+        self.m_held = self.m_drawn = None
         msg = {"cmd": "batch", "slots": slots, "mode": mode, "seed": seed, "reseed": reseed, "what": what,
                "phase": phase, "check_side_stream": check_side, "peak": peak, "report": not self.trusted,
-               "hold": held is not None, "anchor": anchor}
+               "hold": held is not None, "anchor_last": anchor}
         if dry_out is not None:
             msg["dry_out"] = dry_out
         places = _sysrand.sample(range(self.slots), len(slots))
@@ -492,7 +516,7 @@ class Lane:
         if cpu:
             self.m_lastCpu = after
         if model:
-            self._reused(held, small, anchor, what)
+            self._reused(held, small, what)
         claim = reply.get("ms")
         try:
             good = not isinstance(claim, bool) and isinstance(claim, (int, float)) and math.isfinite(claim) \

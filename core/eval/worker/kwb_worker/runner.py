@@ -65,7 +65,6 @@ _synchronize = torch.cuda.synchronize
 
 # nn.Module's call path as torch defines it, taken before any candidate is imported: every timed call goes through it.
 _CALL_IMPL = torch.nn.Module._call_impl
-_WRAPPED = getattr(torch.nn.Module, "_wrapped_call_impl", None)  # torch 2.1+: __call__, honouring model.compile()
 
 
 class _Plain(torch.nn.Module):
@@ -81,18 +80,17 @@ class _Plain(torch.nn.Module):
 
 def entry(model):
     """The one way a batch calls a model, the task's and the candidate's alike: nn.Module's own call path as torch
-    defines it (hooks checked, then forward; on torch 2.1+ a model.compile()'s compiled call), bound to the model. A
-    candidate's own __call__ or _call_impl is not used: red team 17's __call__ that skipped nn.Module's checks
-    (about 0.6 us a call, which the task's model pays) read 1.06-1.14x eager on a 5 us ReLU on an H200."""
+    defines it (hooks checked, then forward), bound to the model. A candidate's own __call__ or _call_impl is not used:
+    red team 17's __call__ that skipped nn.Module's checks (about 0.6 us a call, which the task's model pays) read
+    1.06-1.14x eager on a 5 us ReLU on an H200. Nor is torch 2.1+'s _compiled_call_impl, which anything can be
+    assigned to (blind red team 23: `self._compiled_call_impl = torch.relu`): a model.compile() runs uncompiled here,
+    and a forward compiled in __init__ (self.forward = torch.compile(self.forward)) stays compiled."""
     if not isinstance(model, torch.nn.Module):
         model = _Plain(model)
-    if _WRAPPED is None:
-        def call(*args):
-            return _CALL_IMPL(model, *args)
-    else:
-        def call(*args):
-            compiled = model.__dict__.get("_compiled_call_impl")
-            return compiled(*args) if compiled is not None else _CALL_IMPL(model, *args)
+
+    def call(*args):
+        return _CALL_IMPL(model, *args)
+
     return call
 
 
@@ -109,7 +107,8 @@ class Runner:
         self.m_outRegion = (0, 0)
         self.m_pending = None  # the last batch's outputs, until the judge says where they go
         self.m_kept = None  # or, on the candidate's lane, until the judge has copied them (handoff.py)
-        self.m_anchor = None  # a batch's outputs the judge asked to be held to the end (lane.Lane._reused)
+        self.m_held = None  # the batch before's outputs, while the judge asks it to hold them (lane.Lane._reused)
+        self.m_anchors = []  # batches' outputs the judge asked to be held to the end (lane.Lane._reused)
         self.m_reporter = None
         self.m_tickT = None
         self.m_outViews = {}
@@ -301,9 +300,12 @@ class Runner:
             model = self.m_model
         self.m_phase = msg.get("phase", self.m_phase)
         self.m_pending = None
-        # "hold": the last batch's outputs stay alive through this batch's calls, so that no honest output of them
-        # can lie where one of those does (the judge checks: lane.Lane._reused)
-        held = self.m_kept if msg.get("hold") else None
+        # "hold": the last batch's outputs stay alive through this batch's calls and until the next batch, so that
+        # no honest output of this one can lie where one of those does, and the judge can read them again after
+        # this batch (lane.Lane._reused)
+        self.m_held = self.m_kept if msg.get("hold") else None
+        if msg.get("anchor_last") and self.m_kept is not None:
+            self.m_anchors.append(self.m_kept)  # held to the end: the judge drew that batch after its calls
         self.m_kept = None
         cuda = self.m_device.type == "cuda"
         check_side = bool(msg.get("check_side_stream")) and cuda
@@ -347,7 +349,6 @@ class Runner:
                     # plumbing as in the frames it is subtracted from (a switch cost ~0.3-0.5 ms on four H200s).
                     self._tick()
             peak = torch.cuda.max_memory_allocated() - before if cuda and msg.get("peak") else -1
-            del held
             side = None
             if check_side:
                 torch.cuda.current_stream().synchronize()
@@ -368,8 +369,6 @@ class Runner:
             self._observe_alias(flats[0] if flats else [], slots[0], msg.get("what", "call"))
             reply["outs"], reply["segs"] = self._reporter().report(flats, keep)
             self.m_kept = (flats, keep)
-            if msg.get("anchor"):
-                self.m_anchor = self.m_kept
         else:
             self.m_pending = (flats, slots, msg.get("what", "call"))
         return reply

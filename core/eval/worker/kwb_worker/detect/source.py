@@ -450,12 +450,30 @@ class SourceFile:
     def model_new(self):
         return self.classes.get("ModelNew")
 
-    def method(self, cls, name):
+    def method(self, cls, name, _depth=0):
+        """The function `name` of class `cls`: its def, or a method of the class bound to that name in the class body
+        (`forward = _run`) or in __init__ (`self.forward = self._run`: blind red team 23 hid forward from every
+        detector reading it that way, and nn.Module calls it all the same)."""
         if cls is None:
             return None
         for node in cls.body:
             if isinstance(node, ast.FunctionDef) and node.name == name:
                 return node
+        if _depth > 2:
+            return None
+        init = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
+        for node in list(cls.body) + (list(ast.walk(init)) if init is not None else []):
+            if not isinstance(node, ast.Assign) or not any(
+                    (isinstance(t, ast.Name) and t.id == name and node in cls.body) or dotted(t) == "self." + name
+                    for t in node.targets):
+                continue
+            v = node.value
+            other = v.id if isinstance(v, ast.Name) else v.attr if isinstance(v, ast.Attribute) and isinstance(
+                v.value, ast.Name) and v.value.id == "self" else None
+            if other and other != name:
+                got = self.method(cls, other, _depth + 1)
+                if got is not None:
+                    return got
         return None
 
     def callee(self, call, cls):
