@@ -47,6 +47,7 @@ CLOBBER = 0.5  # what a clobbered input slot holds after the delivery (Lane.fram
 # A batch's outputs are one of the three output sets that Judge.batch_size budgets a call for (BATCH_BYTES).
 HOLD_BYTES = {True: 4 << 30, False: 256 << 20}
 ANCHOR_ODDS = 4
+HOLD_ON = os.environ.get("KWB_X_HOLD") != "0"  # A/B only: no batch held, no output checked (Lane._reused)
 SNAPS = 4  # outputs of a held batch read again after the next batch (Lane._reused)
 _sysrand = random.SystemRandom()
 
@@ -437,7 +438,7 @@ class Lane:
             cpu_stopped = before - self.m_lastCpu
         model = mode == "model" and not self.trusted
         held = self.m_held if model else None
-        small = model and len(slots) * self.out_slot <= HOLD_BYTES[self.cuda]
+        small = model and HOLD_ON and len(slots) * self.out_slot <= HOLD_BYTES[self.cuda]
         anchor = held is not None and self.m_drawn is not None
         if anchor:
             self.m_anchors.append(self.m_drawn)
