@@ -42,9 +42,10 @@ COPY_OUTSIDE = os.environ.get("KWB_CPU_COPY_INSIDE") != "1"  # Lane.frame: on a 
 SPREAD_SHARE, SPREAD_SLACK_MS = 1.1, 1.0
 PLACES = 64  # where a call's outputs may go: at least this many places (slot and shift), drawn after the calls
 CLOBBER = 0.5  # what a clobbered input slot holds after the delivery (Lane.frame)
-# Lane.frame: a candidate's batch whose outputs take at most this many bytes (GPU, CPU) is held by its runner through
-# the next batch's calls, and its first such batch to the end: no later output may lie in their memory (Lane._reused).
-# A batch's outputs are one of the three output sets that Judge.batch_size budgets a call for (BATCH_BYTES).
+# Lane.frame: a candidate's batch whose outputs take at most this many bytes (GPU, CPU) is held by its runner until
+# the next batch begins, and batches drawn after their calls (within as many bytes in all) to the end: no later output
+# may lie in their memory (Lane._reused). A batch's outputs are one of the three output sets that Judge.batch_size
+# budgets a call for (BATCH_BYTES).
 HOLD_BYTES = {True: 4 << 30, False: 256 << 20}
 ANCHOR_ODDS = 4
 HOLD_ON = os.environ.get("KWB_X_HOLD") != "0"  # A/B only: no batch held, no output checked (Lane._reused)
@@ -360,7 +361,14 @@ class Lane:
                 break
         if held and snaps:
             for place, size, k, dtype, shape, snap in snaps:
-                if not _same(self.m_fetcher.read(place, dtype, shape, size), snap):
+                try:
+                    now = self.m_fetcher.read(place, dtype, shape, size)
+                except Failure:
+                    raise
+                except Exception as e:  # memory the runner was to hold and the judge cannot read: the candidate's doing
+                    self.m_judge.checks.note_protocol("held output: %s: %s" % (type(e).__name__, str(e)[:120]))
+                    raise Failure("crash", "the candidate's process let go of an output the judge had it hold")
+                if not _same(now, snap):
                     self.m_judge.checks.note_reused(
                         "%s: call %d's output of the batch before changed after it, where it lies (held): the "
                         "candidate wrote a returned output again (an earlier result changes under its caller)"
