@@ -49,7 +49,7 @@ CLOBBER = 0.5  # what a clobbered input slot holds after the delivery (Lane.fram
 HOLD_BYTES = {True: 4 << 30, False: 256 << 20}
 ANCHOR_ODDS = 4
 HOLD_ON = os.environ.get("KWB_X_HOLD") != "0"  # A/B only: no batch held, no output checked (Lane._reused)
-SNAPS = 4  # outputs of a held batch read again after the next batch (Lane._reused)
+SNAPS, SNAP_BYTES = 4, 16 << 20  # outputs of a held batch read again after the next batch, each that small at most
 _sysrand = random.SystemRandom()
 
 
@@ -374,8 +374,8 @@ class Lane:
                         "candidate wrote a returned output again (an earlier result changes under its caller)"
                         % (what, k))
                     break
-        if self.m_held:
-            self.m_snaps = [r[:5] + (r[5].clone(),) for r in _sysrand.sample(ranges, min(SNAPS, len(ranges)))]
+        few = [r for r in ranges if r[1] <= SNAP_BYTES] if self.m_held else []
+        self.m_snaps = [r[:5] + (r[5].clone(),) for r in _sysrand.sample(few, min(SNAPS, len(few)))]
         used = sum(r[1] for a in self.m_anchors for r in a) + sum(r[1] for r in ranges)
         drawn = self.m_held and used <= HOLD_BYTES[self.cuda] and \
             (not self.m_anchors or _sysrand.randrange(ANCHOR_ODDS) == 0)
