@@ -15,6 +15,7 @@
 #   styles    blind red team 22 (three cheats, three honest; CPU-run only so far), then the false-positive hunt's 32
 #             honest files of many styles (tests/data/fp22; their Triton/CUDA files have never run)
 #   newest    blind red team 23 (output pools and the module call path; CPU-run only so far), red team 22 again
+#   rt24      blind red team 24 (19 honest files of many styles, 3 cheats on output memory; CPU-run only so far)
 #   kernels   six big own copies, the hand-written kernels, 39_GRU's showcase kernel, five launch-bound own copies
 #
 # Usage: JOBS="..." [KB=.device/kb] [KC=commit] [T=520] tests/gpu/gpu_check.sh     (results: $OUT/check.tar.gz)
@@ -52,6 +53,7 @@ job() {
         $J --out $R/fp22.jsonl --sections pairs --pairs tests/data/fp22/pairs.txt --budget-s 370" ;;
     newest) echo "$J --out $R/redteam23.jsonl --sections pairs --pairs tests/data/redteam23/pairs.txt --budget-s 260
         $J --out $R/redteam22n.jsonl --sections pairs --pairs tests/data/redteam22/pairs.txt --budget-s 100" ;;
+    rt24) echo "$J --out $R/redteam24.jsonl --sections pairs --pairs tests/data/redteam24/pairs.txt --budget-s 420" ;;
     cheats_a) echo "$J --out $R/cheats_af.jsonl --sections cheats --cheats '^[a-f]' --budget-s 480" ;;
     cheats_b) echo "$J --out $R/cheats_gp.jsonl --sections cheats --cheats '^[g-p]' --budget-s 480" ;;
     cheats_c) echo "$J --out $R/cheats_rz.jsonl --sections cheats --cheats '^[r-z]' --budget-s 480" ;;

@@ -155,6 +155,8 @@ class Lane:
         self.m_anchors = []  # where batches drawn to be held to the end lie (the runner holds them)
         self.m_drawn = None  # the last batch's outputs, drawn to join them at the next batch (Lane._reused)
         self.m_snaps = []  # a few of the last held batch's outputs as the judge copied them (Lane._reused)
+        self.m_drawnSnaps = []  # those of the drawn batch, and of the batches held to the end:
+        self.m_anchorSnaps = []
 
     # ---- geometry --------------------------------------------------------------------------------------
     @staticmethod
@@ -350,36 +352,38 @@ class Lane:
         cheat_pool_relu.py: clamp_min(out=) into a pool keyed on the input's address, nothing allocated in the frames,
         1.08-1.22x eager on an H200's 5 us ReLU, unflagged; the drawn batches are for rings of kept buffers longer
         than a batch: red team 22's 1,024, red team 23's that spared the first batch). And a few of the batch
-        before's outputs, drawn after it, are read again where they lie: one buffer mapped at two addresses (two
-        mmaps of a memfd, red team 23) changes there. A later call overwrites what an earlier one returned: a cached
-        output. Read after the frame, from where the judge copied the outputs (never from what the runner says)."""
+        before's outputs, drawn after it, are read again where they lie, and a few of those of the batches held to
+        the end after every batch: one buffer mapped at two addresses (two mmaps of a memfd, red team 23), or mapped
+        again at a new address for each reuse a few batches later (red team 24), changes there. A later call
+        overwrites what an earlier one returned: a cached output. Read after the frame, from where the judge copied
+        the outputs (never from what the runner says)."""
         ranges = self.m_fetcher.ranges if self.m_fetcher is not None else []
         snaps, self.m_snaps = self.m_snaps, []
         self.m_held = ranges if small and ranges else None
-        for old in [held] + self.m_anchors:
-            if old and ranges and self._overlap(old, ranges, what):
+        found = any(old and ranges and self._overlap(old, ranges, what) for old in [held] + self.m_anchors)
+        again = [] if found else \
+            (snaps if held else []) + _sysrand.sample(self.m_anchorSnaps, min(SNAPS, len(self.m_anchorSnaps)))
+        for i, (place, size, k, dtype, shape, snap) in enumerate(again):
+            try:
+                now = self.m_fetcher.read(place, dtype, shape, size)
+            except Failure:
+                raise
+            except Exception as e:  # memory the runner was to hold and the judge cannot read: the candidate's doing
+                self.m_judge.checks.note_protocol("held output: %s: %s" % (type(e).__name__, str(e)[:120]))
+                raise Failure("crash", "the candidate's process let go of an output the judge had it hold")
+            if not _same(now, snap):
+                self.m_judge.checks.note_reused(
+                    "%s: call %d's output of %s changed after it, where it lies (held): the candidate wrote a "
+                    "returned output again (an earlier result changes under its caller)"
+                    % (what, k, "the batch before" if held and i < len(snaps) else "a batch held to the end"))
                 break
-        if held and snaps:
-            for place, size, k, dtype, shape, snap in snaps:
-                try:
-                    now = self.m_fetcher.read(place, dtype, shape, size)
-                except Failure:
-                    raise
-                except Exception as e:  # memory the runner was to hold and the judge cannot read: the candidate's doing
-                    self.m_judge.checks.note_protocol("held output: %s: %s" % (type(e).__name__, str(e)[:120]))
-                    raise Failure("crash", "the candidate's process let go of an output the judge had it hold")
-                if not _same(now, snap):
-                    self.m_judge.checks.note_reused(
-                        "%s: call %d's output of the batch before changed after it, where it lies (held): the "
-                        "candidate wrote a returned output again (an earlier result changes under its caller)"
-                        % (what, k))
-                    break
         few = [r for r in ranges if r[1] <= SNAP_BYTES] if self.m_held else []
         self.m_snaps = [r[:5] + (r[5].clone(),) for r in _sysrand.sample(few, min(SNAPS, len(few)))]
         used = sum(r[1] for a in self.m_anchors for r in a) + sum(r[1] for r in ranges)
         drawn = self.m_held and used <= HOLD_BYTES[self.cuda] and \
             (not self.m_anchors or _sysrand.randrange(ANCHOR_ODDS) == 0)
         self.m_drawn = ranges if drawn else None
+        self.m_drawnSnaps = self.m_snaps if drawn else []
 
     def _overlap(self, old, ranges, what):
         old = sorted((r[0], r[0] + r[1]) for r in old)
@@ -450,7 +454,9 @@ class Lane:
         anchor = held is not None and self.m_drawn is not None
         if anchor:
             self.m_anchors.append(self.m_drawn)
+            self.m_anchorSnaps.extend(self.m_drawnSnaps)
         self.m_held = self.m_drawn = None
+        self.m_drawnSnaps = []
         msg = {"cmd": "batch", "slots": slots, "mode": mode, "seed": seed, "reseed": reseed, "what": what,
                "phase": phase, "check_side_stream": check_side, "peak": peak, "report": not self.trusted,
                "hold": held is not None, "anchor_last": anchor}
