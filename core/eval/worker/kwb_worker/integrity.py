@@ -197,7 +197,8 @@ class JudgeChecks:
                                       % (what or "trial %d" % trial, i))
 
     def note_reused(self, what):
-        """A batch's output written where an output of the batch before, still held, lies (Lane._reused)."""
+        """A returned output written again: one lying where an earlier output still held lies, or a held output that
+        changed after its batch (Lane._reused)."""
         self.m_ranCandidate = True
         if len(self.m_cached) < 5:
             self.m_cached.append(what)

@@ -19,6 +19,7 @@ It can produce no verdict: it has no protocol channel to the host (its stdout an
 and everything it sends the judge (layouts, its clock, observations) is checked there or can only raise
 a flag. A candidate that patches this module changes only what the judge will check or charge it for.
 """
+import functools
 import gc
 import os
 import signal
@@ -87,11 +88,7 @@ def entry(model):
     and a forward compiled in __init__ (self.forward = torch.compile(self.forward)) stays compiled."""
     if not isinstance(model, torch.nn.Module):
         model = _Plain(model)
-
-    def call(*args):
-        return _CALL_IMPL(model, *args)
-
-    return call
+    return functools.partial(_CALL_IMPL, model)  # no Python frame of its own in every timed call
 
 
 class Runner:
